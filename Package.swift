@@ -1,0 +1,36 @@
+// swift-tools-version: 6.0
+// Sfumato: a Core-Image-style engine, an ink engine and a pen-driven studio, in Swift, on Linux.
+import PackageDescription
+
+let package = Package(
+    name: "Sfumato",
+    products: [
+        .library(name: "SfumatoCore", targets: ["SfumatoCore"]),
+        .library(name: "SfumatoCodecs", targets: ["SfumatoCodecs"]),
+        .library(name: "SfumatoFilters", targets: ["SfumatoFilters"]),
+        .executable(name: "sfumato", targets: ["sfumato"]),
+    ],
+    targets: [
+        // C libraries from Debian, each wrapped as a system library (module map + shim header).
+        .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev", "libjpeg62-turbo-dev"])]),
+        .systemLibrary(name: "CSPNG", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+
+        // The engine.
+        .target(name: "SfumatoCore"),
+        .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2"]),
+        .target(name: "SfumatoFilters", dependencies: ["SfumatoCore"]),
+
+        // The command-line tool.
+        .executableTarget(name: "sfumato", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters"]),
+
+        // Tests, with shared support (reference implementations, photo loading).
+        .target(name: "SfumatoTestSupport", dependencies: ["SfumatoCore", "SfumatoCodecs"], path: "Tests/SfumatoTestSupport"),
+        .testTarget(name: "SfumatoCoreTests", dependencies: ["SfumatoCore", "SfumatoTestSupport"]),
+        .testTarget(name: "SfumatoCodecsTests", dependencies: ["SfumatoCodecs", "SfumatoTestSupport"]),
+        .testTarget(name: "SfumatoFiltersTests", dependencies: ["SfumatoFilters", "SfumatoCodecs", "SfumatoTestSupport"]),
+        .testTarget(name: "SfumatoCLITests", dependencies: ["sfumato", "SfumatoTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

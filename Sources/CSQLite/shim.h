@@ -1,0 +1,6 @@
+#ifndef SFUMATO_CSQLITE_SHIM_H
+#define SFUMATO_CSQLITE_SHIM_H
+#include <sqlite3.h>
+// SQLITE_TRANSIENT is a cast macro Swift cannot import.
+static inline sqlite3_destructor_type sf_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+#endif

@@ -1,0 +1,77 @@
+/// A filter whose output pixel depends on a neighbourhood of input pixels (blur, median,
+/// convolution, morphology, resampling).
+///
+/// The renderer asks ``regionOfInterest(for:)`` which input pixels an output rectangle needs,
+/// renders that much of the input, and calls ``apply(input:output:scratch:)``. Kernels that can
+/// work exactly on 8-bit values (in the `.none` working space) say so with ``supportsBytes`` and
+/// implement the byte variant too.
+public protocol NeighborhoodKernel: Sendable {
+    /// Name shown in render plans, e.g. `CIGaussianBlur`.
+    var name: String { get }
+    /// Detail shown in render plans, e.g. `separable, sigma 2, radius 6, 13 taps`.
+    var detail: String { get }
+    /// The output's extent for an input of the given extent.
+    func outputExtent(forInput extent: Rect) -> Rect
+    /// The input rectangle needed to compute `output`.
+    func regionOfInterest(for output: Rect) -> Rect
+    /// Whether ``apply(input:output:scratch:)-2n8dx`` on byte tiles is implemented and exact.
+    var supportsBytes: Bool { get }
+    /// Computes `output.rect` from `input` (which covers `regionOfInterest(for: output.rect)`).
+    func apply(input: FloatTile, output: FloatTile, scratch: TileScratch) throws
+    /// The 8-bit variant, called only when ``supportsBytes`` is true.
+    func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws
+}
+
+extension NeighborhoodKernel {
+    public var supportsBytes: Bool { false }
+    public var detail: String { "" }
+    public func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        throw SfumatoError.unsupported("\(name) has no 8-bit implementation")
+    }
+}
+
+/// A per-pixel combination of two images (foreground over background and the like), on
+/// premultiplied values in the working space.
+public protocol BlendKernel: Sendable {
+    /// Name shown in render plans.
+    var name: String { get }
+    /// The output's extent from the two inputs' extents.
+    func outputExtent(foreground: Rect, background: Rect) -> Rect
+    /// Combines `count` pixels: `output[i] = f(foreground[i], background[i])` (output may alias either).
+    func apply(foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,
+               output: UnsafeMutablePointer<SIMD4<Float>>, count: Int)
+}
+
+/// Temporary tiles for a kernel's own intermediate results (the first pass of a separable
+/// filter, say). Memory comes from the render worker's pool and is reused after the call.
+public final class TileScratch {
+    let pool: _BufferPool
+    private var held: [_PixelBuffer] = []
+
+    init(pool: _BufferPool) { self.pool = pool }
+
+    /// An uninitialised float tile covering `rect`, valid until the kernel returns.
+    public func floatTile(_ rect: Rect) -> FloatTile {
+        let b = _PixelBuffer(kind: .float, rect: rect, pool: pool)
+        held.append(b)
+        return b.floatTile
+    }
+
+    /// An uninitialised byte tile covering `rect`, valid until the kernel returns.
+    public func byteTile(_ rect: Rect) -> ByteTile {
+        let b = _PixelBuffer(kind: .byte, rect: rect, pool: pool)
+        held.append(b)
+        return b.byteTile
+    }
+
+    /// Raw memory of `count` values of `T`, valid until the kernel returns.
+    public func buffer<T>(of type: T.Type, count: Int) -> UnsafeMutablePointer<T> {
+        let bytes = max(count * MemoryLayout<T>.stride, 16)
+        let pixels = (bytes + 15) / 16
+        let b = _PixelBuffer(kind: .float, rect: Rect(width: pixels, height: 1), pool: pool)
+        held.append(b)
+        return b.raw.bindMemory(to: T.self, capacity: count)
+    }
+
+    func releaseAll() { held.removeAll(keepingCapacity: true) }
+}

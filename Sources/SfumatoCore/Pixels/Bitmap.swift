@@ -1,0 +1,146 @@
+import Foundation
+
+/// A block of pixels in memory: the input and output of renders, owned and freed by this object.
+///
+/// Rows are `rowBytes` apart; pixels are RGBA in ``format``, with colour encoded by ``encoding`` and
+/// alpha stored as ``alpha`` says. A bitmap is a reference type so large pixel buffers are never
+/// copied by accident; it is `Sendable` because distinct renders write distinct rows.
+///
+/// ```swift
+/// let bitmap = try Bitmap(width: 640, height: 480, format: .rgba8)
+/// bitmap.setPixel(x: 0, y: 0, [1, 0, 0, 1])   // opaque red
+/// ```
+public final class Bitmap: @unchecked Sendable {
+    /// Width in pixels.
+    public let width: Int
+    /// Height in pixels.
+    public let height: Int
+    /// Storage format of each pixel.
+    public let format: PixelFormat
+    /// Transfer function of the stored colour values.
+    public let encoding: ColorEncoding
+    /// Whether colour is premultiplied by alpha.
+    public let alpha: AlphaMode
+    /// Distance between the starts of two rows, in bytes.
+    public let rowBytes: Int
+    /// The first byte of the first row.
+    public let baseAddress: UnsafeMutableRawPointer
+
+    /// The largest bitmap Sfumato allocates by default, in pixels (2 gigapixels).
+    public static let maximumPixelCount = 2_000_000_000
+
+    /// Allocates a bitmap filled with transparent black (zero).
+    ///
+    /// - Throws: ``SfumatoError/tooLarge`` when width x height exceeds ``maximumPixelCount``
+    ///   or memory cannot be had; ``SfumatoError/invalidArgument`` for a non-positive size.
+    public init(width: Int, height: Int, format: PixelFormat = .rgba8,
+                encoding: ColorEncoding? = nil, alpha: AlphaMode = .premultiplied) throws {
+        guard width > 0, height > 0 else {
+            throw SfumatoError.invalidArgument("bitmap size \(width)x\(height) must be positive")
+        }
+        guard width <= Bitmap.maximumPixelCount / height else {
+            throw SfumatoError.tooLarge("bitmap of \(width)x\(height) pixels exceeds the limit of \(Bitmap.maximumPixelCount) pixels")
+        }
+        self.width = width
+        self.height = height
+        self.format = format
+        self.encoding = encoding ?? (format == .rgbaFloat32 ? .linear : .srgb)
+        self.alpha = alpha
+        self.rowBytes = width * format.bytesPerPixel
+        guard let memory = calloc(height, rowBytes) else {
+            throw SfumatoError.tooLarge("cannot allocate \(width)x\(height) \(format)")
+        }
+        self.baseAddress = memory
+    }
+
+    deinit { free(baseAddress) }
+
+    /// The bitmap's rectangle, at the origin.
+    public var bounds: Rect { Rect(width: width, height: height) }
+
+    /// Total bytes of pixel data.
+    public var byteCount: Int { rowBytes * height }
+
+    /// The start of row `y`.
+    @inlinable public func row(_ y: Int) -> UnsafeMutableRawPointer {
+        baseAddress + y * rowBytes
+    }
+
+    /// Reads a pixel as four floats, scaled to 0...1 for integer formats, exactly as stored
+    /// (no change of encoding or alpha).
+    public func pixel(x: Int, y: Int) -> SIMD4<Float> {
+        precondition(bounds.contains(x: x, y: y), "pixel (\(x), \(y)) outside \(width)x\(height)")
+        let p = row(y)
+        switch format {
+        case .rgba8:
+            let b = p.assumingMemoryBound(to: UInt8.self) + 4 * x
+            return SIMD4(Float(b[0]), Float(b[1]), Float(b[2]), Float(b[3])) / 255
+        case .rgba16:
+            let b = p.assumingMemoryBound(to: UInt16.self) + 4 * x
+            return SIMD4(Float(b[0]), Float(b[1]), Float(b[2]), Float(b[3])) / 65535
+        case .rgbaFloat32:
+            return p.assumingMemoryBound(to: SIMD4<Float>.self)[x]
+        }
+    }
+
+    /// Writes a pixel from four floats (0...1 for integer formats; clamped and rounded).
+    public func setPixel(x: Int, y: Int, _ value: SIMD4<Float>) {
+        precondition(bounds.contains(x: x, y: y), "pixel (\(x), \(y)) outside \(width)x\(height)")
+        let p = row(y)
+        switch format {
+        case .rgba8:
+            let b = p.assumingMemoryBound(to: UInt8.self) + 4 * x
+            for c in 0..<4 { b[c] = UInt8(max(0, min(255, (value[c] * 255).rounded()))) }
+        case .rgba16:
+            let b = p.assumingMemoryBound(to: UInt16.self) + 4 * x
+            for c in 0..<4 { b[c] = UInt16(max(0, min(65535, (value[c] * 65535).rounded()))) }
+        case .rgbaFloat32:
+            p.assumingMemoryBound(to: SIMD4<Float>.self)[x] = value
+        }
+    }
+
+    /// The raw 8-bit channels of pixel (`x`, `y`) of an RGBA8 bitmap.
+    public func bytes(x: Int, y: Int) -> SIMD4<UInt8> {
+        precondition(format == .rgba8 && bounds.contains(x: x, y: y))
+        return (row(y) + 4 * x).loadUnaligned(as: SIMD4<UInt8>.self)
+    }
+
+    /// Fills every pixel with transparent black.
+    public func clear() {
+        memset(baseAddress, 0, byteCount)
+    }
+
+    /// A copy of the pixels, format and flags.
+    public func copy() throws -> Bitmap {
+        let other = try Bitmap(width: width, height: height, format: format, encoding: encoding, alpha: alpha)
+        memcpy(other.baseAddress, baseAddress, byteCount)
+        return other
+    }
+
+    /// Whether every pixel has alpha 1 (checked over the data).
+    public var isOpaque: Bool {
+        for y in 0..<height {
+            let p = row(y)
+            switch format {
+            case .rgba8:
+                let b = p.assumingMemoryBound(to: UInt8.self)
+                for x in 0..<width where b[4 * x + 3] != 255 { return false }
+            case .rgba16:
+                let b = p.assumingMemoryBound(to: UInt16.self)
+                for x in 0..<width where b[4 * x + 3] != 65535 { return false }
+            case .rgbaFloat32:
+                let b = p.assumingMemoryBound(to: Float.self)
+                for x in 0..<width where b[4 * x + 3] != 1 { return false }
+            }
+        }
+        return true
+    }
+}
+
+/// Whether two bitmaps hold the same size, format and bytes.
+public func == (lhs: Bitmap, rhs: Bitmap) -> Bool {
+    guard lhs.width == rhs.width, lhs.height == rhs.height, lhs.format == rhs.format else { return false }
+    let rowLength = lhs.width * lhs.format.bytesPerPixel
+    for y in 0..<lhs.height where memcmp(lhs.row(y), rhs.row(y), rowLength) != 0 { return false }
+    return true
+}

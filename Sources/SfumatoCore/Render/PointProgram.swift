@@ -1,0 +1,263 @@
+import Foundation
+
+/// A run of point stages compiled for execution: adjacent linear maps multiplied into one matrix,
+/// adjacent unpremultiplied operations sharing one unpremultiply / premultiply.
+struct _PointProgram: @unchecked Sendable {
+    enum Segment {
+        /// Linear map of premultiplied pixels.
+        case matrix(Matrix4)
+        /// Operations on unpremultiplied pixels: curves (alpha kept) and pixel functions (alpha may change).
+        case unpremultiplied([PointStage])
+    }
+
+    var segments: [Segment] = []
+    /// Filter names folded into this program, in order.
+    var names: [String] = []
+    /// How many source stages were folded into each matrix (for plans).
+    var description: [String] = []
+    var isPerChannel = true
+
+    init(stages: [PointStage], name: String, fuse: Bool = true) {
+        append(stages, name: name, fuse: fuse)
+    }
+
+    init() {}
+
+    mutating func append(_ stages: [PointStage], name: String, fuse: Bool = true) {
+        names.append(name)
+        for stage in stages {
+            isPerChannel = isPerChannel && stage.isPerChannel
+            switch stage {
+            case .linear(let m):
+                if fuse, case .matrix(let previous)? = segments.last {
+                    segments[segments.count - 1] = .matrix(m * previous)
+                    description[description.count - 1] += " + \(name)"
+                } else {
+                    segments.append(.matrix(m))
+                    description.append("matrix[\(name)")
+                }
+            case .curve, .pixel:
+                if fuse, case .unpremultiplied(var ops)? = segments.last {
+                    ops.append(stage)
+                    segments[segments.count - 1] = .unpremultiplied(ops)
+                    description[description.count - 1] += " + \(name) \(stage.summary)"
+                } else {
+                    segments.append(.unpremultiplied([stage]))
+                    description.append("unpremultiply[\(name) \(stage.summary)")
+                }
+            }
+        }
+    }
+
+    var summary: String {
+        description.map { $0 + "]" }.joined(separator: " -> ")
+    }
+
+    /// Runs the program in place over `count` premultiplied pixels.
+    func run(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, alpha: UnsafeMutablePointer<Float>) {
+        for segment in segments {
+            switch segment {
+            case .matrix(let m):
+                for i in 0..<count { p[i] = m * p[i] }
+            case .unpremultiplied(let ops):
+                var changesAlpha = false
+                for i in 0..<count {
+                    let v = p[i]
+                    let a = v.w
+                    alpha[i] = a
+                    if a != 1 {
+                        if a > 0 {
+                            var u = v * (1 / a)
+                            u.w = a
+                            p[i] = u
+                        } else {
+                            p[i] = SIMD4(0, 0, 0, a)
+                        }
+                    }
+                }
+                for op in ops {
+                    switch op {
+                    case .curve(let c): c.apply(p, count: count)
+                    case .pixel(let f): f.apply(p, count: count); changesAlpha = true
+                    case .linear(let m): for i in 0..<count { p[i] = m * p[i] }
+                    }
+                }
+                if changesAlpha {
+                    for i in 0..<count {
+                        let v = p[i]
+                        p[i] = SIMD4(v.x * v.w, v.y * v.w, v.z * v.w, v.w)
+                    }
+                } else {
+                    for i in 0..<count {
+                        let a = alpha[i]
+                        let v = p[i]
+                        p[i] = SIMD4(v.x * a, v.y * a, v.z * a, a)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Fused per-pixel filters: one pass over the pixels for any number of consecutive point
+/// filters, and, when the source is 8-bit and every stage works per channel, one lookup table
+/// per channel from stored byte to stored byte.
+class _PointExec: _Exec, @unchecked Sendable {
+    let input: _Exec
+    var program: _PointProgram
+    /// For per-channel programs: stored 8-bit sRGB level in -> stored level out, per channel
+    /// (the working-space conversions are folded in).
+    private(set) var lut: UnsafeMutablePointer<UInt8>?
+
+    init(_ input: _Exec, program: _PointProgram, extent: Rect, ws: WorkingSpace, children: [_Exec]? = nil) {
+        self.input = input
+        self.program = program
+        let byte = input.natural == .byte && program.isPerChannel
+        super.init(extent: extent, natural: byte ? .byte : .float, children: children ?? [input])
+        prepareTable(ws)
+    }
+
+    deinit { lut?.deallocate() }
+
+    /// Builds the per-channel table when the program allows one.
+    func prepareTable(_ ws: WorkingSpace) {
+        lut?.deallocate()
+        lut = nil
+        guard program.isPerChannel else { return }
+        let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * 256)
+        let values = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 256)
+        let alpha = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        defer { values.deallocate(); alpha.deallocate() }
+        for k in 0..<256 {
+            let v = ws == .linear ? SRGB.decodedByte[k] : Float(k) / 255
+            values[k] = SIMD4(v, v, v, 1)
+        }
+        program.run(values, 256, alpha: alpha)
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: 4 * 256)
+        defer { out.deallocate() }
+        _Convert.storeRGBA8(values, 256, linear: ws == .linear, premultiplied: false, out)
+        for k in 0..<256 { for c in 0..<3 { t[c * 256 + k] = out[4 * k + c] } }
+        lut = t
+    }
+
+    override var explanation: String {
+        var s = "fused point pass: \(program.summary)"
+        if lut != nil { s += "; per-channel, so 8-bit sources map through one 256-entry table per channel" }
+        return s
+    }
+
+    /// Applies the byte table to opaque or straight pixels (premultiplied partial alpha goes
+    /// through floats).
+    @inline(__always)
+    private func mapBytes(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ count: Int,
+                          premultipliedInput: Bool, premultipliedOutput: Bool) {
+        guard let t = lut else { return }
+        for i in 0..<count {
+            let sp = s + 4 * i, dp = d + 4 * i
+            let a = sp[3]
+            if a == 255 || (!premultipliedInput && !premultipliedOutput) {
+                dp[0] = t[Int(sp[0])]
+                dp[1] = t[256 + Int(sp[1])]
+                dp[2] = t[512 + Int(sp[2])]
+                dp[3] = a
+            } else if a == 0 {
+                UnsafeMutableRawPointer(dp).storeBytes(of: 0, as: UInt32.self)
+            } else {
+                // Unpremultiply (if needed), map, premultiply (if needed), in integers.
+                let a32 = UInt32(a)
+                for c in 0..<3 {
+                    var v = UInt32(sp[c])
+                    if premultipliedInput { v = min(255, (v * 255 + a32 / 2) / a32) }
+                    var m = UInt32(t[c * 256 + Int(v)])
+                    if premultipliedOutput { m = UInt32(_mul255(m, a32)) }
+                    dp[c] = UInt8(m)
+                }
+                dp[3] = a
+            }
+        }
+    }
+
+    override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
+        if kind == .byte && natural == .byte {
+            let src = try input.produce(rect, .byte, w)
+            let out = src.isWritable ? src : w.buffer(.byte, rect)
+            let st = src.byteTile, ot = out.byteTile
+            for y in rect.y..<rect.maxY {
+                mapBytes(st.row(y), ot.row(y), rect.width, premultipliedInput: true, premultipliedOutput: true)
+            }
+            return out
+        }
+        let out: _PixelBuffer
+        if let readable = input as? _RowReadable {
+            out = w.buffer(.float, rect)
+            let ot = out.floatTile
+            let inside = rect.intersection(input.extent)
+            if inside != rect { out.zero() }
+            if !inside.isEmpty {
+                try readable.withStoredRows(inside, w) { y, stored in
+                    let bpp = readable.storedBytesPerPixel
+                    var x = 0
+                    while x < inside.width {
+                        let n = min(_Worker.chunk, inside.width - x)
+                        let dst = ot.pointer(x: inside.x + x, y: y)
+                        readable.load(stored + (inside.x - input.extent.x + x) * bpp, n, into: dst, w)
+                        program.run(dst, n, alpha: w.alphaBuffer)
+                        x += n
+                    }
+                }
+            }
+        } else {
+            let src = try input.produce(rect, .float, w)
+            out = src.isWritable ? src : w.buffer(.float, rect)
+            let st = src.floatTile, ot = out.floatTile
+            for y in rect.y..<rect.maxY {
+                var x = 0
+                while x < rect.width {
+                    let n = min(_Worker.chunk, rect.width - x)
+                    let s = st.row(y) + x, d = ot.row(y) + x
+                    if s != d { d.update(from: s, count: n) }
+                    program.run(d, n, alpha: w.alphaBuffer)
+                    x += n
+                }
+            }
+        }
+        return kind == .float ? out : _convert(out, to: kind, w)
+    }
+
+    override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        let inside = rect.intersection(input.extent)
+        guard let readable = input as? _RowReadable, inside == rect else {
+            return try super.store(rect, into: d, w)
+        }
+        let bpp = readable.storedBytesPerPixel
+        let xOffset = (rect.x - input.extent.x) * bpp
+        if lut != nil && d.format == .rgba8 && readable.hasStraightBytes {
+            try readable.withStoredRows(rect, w) { y, stored in
+                let out = d.row(y) + (rect.x - d.rect.x) * 4
+                mapBytes((stored + xOffset).assumingMemoryBound(to: UInt8.self), out.assumingMemoryBound(to: UInt8.self),
+                         rect.width, premultipliedInput: false, premultipliedOutput: d.alpha == .premultiplied)
+            }
+            return
+        }
+        let chunk = w.chunkBuffer
+        try readable.withStoredRows(rect, w) { y, stored in
+            let out = d.row(y) + (rect.x - d.rect.x) * d.format.bytesPerPixel
+            var x = 0
+            while x < rect.width {
+                let n = min(_Worker.chunk, rect.width - x)
+                readable.load(stored + xOffset + x * bpp, n, into: chunk, w)
+                program.run(chunk, n, alpha: w.alphaBuffer)
+                _storeFloatRow(chunk, n, into: d, out + x * d.format.bytesPerPixel, w)
+                x += n
+            }
+        }
+    }
+}
+
+extension _RowReadable {
+    var storedBytesPerPixel: Int {
+        if let b = self as? _BitmapExec { return b.bitmap.format.bytesPerPixel }
+        if let s = self as? _StreamExec { return s.source.format.bytesPerPixel }
+        return 16
+    }
+}

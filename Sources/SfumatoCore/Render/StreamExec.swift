@@ -1,0 +1,144 @@
+import Foundation
+
+/// Raised when a render asks a streamed source for a row it has already let go of; the render
+/// then falls back to decoding the whole source (see ``RenderContext``).
+struct _StreamWindowMiss: Error {}
+
+/// Rows of a ``RowSource``, decoded in order into a ring of recent rows as tiles ask for them.
+/// The renderer hands out strips top to bottom and never lets a strip start while one far above
+/// it is unfinished, so the ring holds every row still needed.
+final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
+    let source: any RowSource
+    let layout: _StoredLayout
+    private let lock = NSLock()
+    private var reader: (any RowReader)?
+    private var ring: UnsafeMutableRawPointer?
+    private(set) var capacity = 0
+    private var firstRow = 0
+    private var nextRow = 0
+    private let rowBytes: Int
+    /// Rows decoded per lock hold.
+    private static let batch = 16
+
+    init(_ source: any RowSource, _ ws: WorkingSpace) {
+        self.source = source
+        layout = _StoredLayout(format: source.format, encoding: .srgb, alpha: .straight, opaque: source.isOpaque)
+        rowBytes = source.width * source.format.bytesPerPixel
+        super.init(extent: Rect(width: source.width, height: source.height),
+                   natural: ws == .none && source.format == .rgba8 ? .byte : .float, children: [])
+    }
+
+    deinit { ring?.deallocate() }
+
+    var hasStraightBytes: Bool { source.format == .rgba8 }
+
+    override var explanation: String {
+        "read \(source.summary) sequentially, \(capacity) decoded rows kept (\(capacity * rowBytes / 1024) KB)"
+    }
+
+    /// Sets the number of rows kept and restarts decoding at the top.
+    func beginPass(capacity rows: Int) throws {
+        lock.lock()
+        defer { lock.unlock() }
+        let rows = min(max(rows, StreamExecMinimum.rows), source.height)
+        if rows != capacity || ring == nil {
+            ring?.deallocate()
+            ring = .allocate(byteCount: rows * rowBytes, alignment: 64)
+            capacity = rows
+        }
+        reader = try source.makeReader()
+        firstRow = 0
+        nextRow = 0
+    }
+
+    /// Frees the ring after the last pass.
+    func endPass() {
+        lock.lock()
+        ring?.deallocate()
+        ring = nil
+        reader = nil
+        capacity = 0
+        lock.unlock()
+    }
+
+    private func slot(_ y: Int) -> UnsafeMutableRawPointer { ring! + (y % capacity) * rowBytes }
+
+    /// Copies rows `rect.y ..< rect.maxY`, columns of `rect`, into `local` (decoding as needed).
+    private func fetch(_ rect: Rect, into local: UnsafeMutableRawPointer, stride: Int) throws {
+        let bpp = source.format.bytesPerPixel
+        lock.lock()
+        defer { lock.unlock() }
+        guard let reader else { throw SfumatoError.io("stream read outside a render pass") }
+        if rect.y < firstRow || rect.height > capacity { throw _StreamWindowMiss() }
+        while nextRow < rect.maxY {
+            let n = min(_StreamExec.batch, capacity - nextRow % capacity, source.height - nextRow)
+            let got = try reader.read(into: slot(nextRow), rowBytes: rowBytes, count: n)
+            if got <= 0 { throw SfumatoError.truncated("\(source.summary): image data ended at row \(nextRow) of \(source.height)") }
+            nextRow += got
+            firstRow = max(firstRow, nextRow - capacity)
+        }
+        if rect.y < firstRow { throw _StreamWindowMiss() }
+        for y in rect.y..<rect.maxY {
+            memcpy(local + (y - rect.y) * stride, slot(y) + rect.x * bpp, rect.width * bpp)
+        }
+    }
+
+    func withStoredRows(_ rect: Rect, _ w: _Worker, _ body: (Int, UnsafeRawPointer) throws -> Void) throws {
+        let bpp = source.format.bytesPerPixel
+        let stride = rect.width * bpp
+        // Fetch in bands so the local copy stays small.
+        let band = 16
+        let local = UnsafeMutableRawPointer.allocate(byteCount: band * stride, alignment: 64)
+        defer { local.deallocate() }
+        var y = rect.y
+        while y < rect.maxY {
+            let n = min(band, rect.maxY - y)
+            try fetch(Rect(x: rect.x - extent.x, y: y, width: rect.width, height: n), into: local, stride: stride)
+            for r in 0..<n {
+                // Callers index from the start of the stored row.
+                try body(y + r, UnsafeRawPointer(local + r * stride - (rect.x - extent.x) * bpp))
+            }
+            y += n
+        }
+    }
+
+    func load(_ stored: UnsafeRawPointer, _ count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>, _ w: _Worker) {
+        layout.loadFloats(stored, count, dst, w)
+    }
+
+    override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
+        let out = w.buffer(kind, rect)
+        try layout.fill(out, extent: extent, w) { inside, body in
+            try withStoredRows(inside, w, body)
+        }
+        return out
+    }
+}
+
+enum StreamExecMinimum {
+    static let rows = 32
+}
+
+/// Per-channel counts of its inputs, then a fused point pass over the first input.
+final class _HistogramExec: _PointExec, @unchecked Sendable {
+    let mapping: any HistogramMapping
+    let inputs: [_Exec]
+    let workingSpace: WorkingSpace
+
+    init(_ inputs: [_Exec], _ mapping: any HistogramMapping, extent: Rect, ws: WorkingSpace) {
+        self.mapping = mapping
+        self.inputs = inputs
+        self.workingSpace = ws
+        super.init(inputs[0], program: _PointProgram(), extent: extent, ws: ws, children: inputs)
+    }
+
+    override var explanation: String {
+        "\(mapping.name): count \(mapping.bins) bins per channel over \(inputs.count) input(s) first, then " + super.explanation
+    }
+
+    /// Installs the stages computed from the histograms.
+    func install(_ histograms: [Histogram]) {
+        program = _PointProgram(stages: mapping.stages(for: histograms), name: mapping.name)
+        prepareTable(workingSpace)
+    }
+}
