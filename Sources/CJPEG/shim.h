@@ -10,13 +10,18 @@
 #include <setjmp.h>
 #include <turbojpeg.h>
 #include <jpeglib.h>
+#include <jerror.h>
 
 typedef struct sf_jpeg_error {
     struct jpeg_error_mgr pub;
     jmp_buf jump;
     char message[JMSG_LENGTH_MAX];
     int warnings;
+    int first_warning_code;
 } sf_jpeg_error;
+
+/// libjpeg's message code for "Premature end of JPEG file" (the data was cut short).
+static const int SF_JWRN_JPEG_EOF = JWRN_JPEG_EOF;
 
 static void sf_jpeg_error_exit(j_common_ptr cinfo) {
     sf_jpeg_error *err = (sf_jpeg_error *)cinfo->err;
@@ -28,7 +33,10 @@ static void sf_jpeg_emit_message(j_common_ptr cinfo, int level) {
     sf_jpeg_error *err = (sf_jpeg_error *)cinfo->err;
     if (level < 0) {
         // Corrupt-data warnings (premature end of data, bad Huffman code): remember the first.
-        if (err->warnings == 0) (*cinfo->err->format_message)(cinfo, err->message);
+        if (err->warnings == 0) {
+            (*cinfo->err->format_message)(cinfo, err->message);
+            err->first_warning_code = cinfo->err->msg_code;
+        }
         err->warnings += 1;
     }
 }
@@ -91,10 +99,11 @@ static inline long sf_jpeg_icc_profile(sf_jpeg_decoder *d, unsigned char **out) 
     return (long)len;
 }
 
-/// Sets the output format (RGBA or grey) and DCT scale (1/1, 1/2, 1/4, 1/8) and starts decoding.
-static inline int sf_jpeg_start(sf_jpeg_decoder *d, int scale_denom, int grayscale) {
+/// Sets the output colour space (JCS_EXT_RGBA, or JCS_CMYK for CMYK/YCCK files) and DCT scale
+/// (1/1, 1/2, 1/4, 1/8) and starts decoding.
+static inline int sf_jpeg_start(sf_jpeg_decoder *d, int scale_denom, J_COLOR_SPACE out_space) {
     if (setjmp(d->err.jump)) return -1;
-    d->cinfo.out_color_space = grayscale ? JCS_GRAYSCALE : JCS_EXT_RGBA;
+    d->cinfo.out_color_space = out_space;
     d->cinfo.scale_num = 1;
     d->cinfo.scale_denom = (unsigned int)scale_denom;
     d->cinfo.dct_method = JDCT_ISLOW;

@@ -1,0 +1,125 @@
+import Foundation
+
+/// The file formats Sfumato reads and writes.
+public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// JPEG (libjpeg-turbo).
+    case jpeg
+    /// PNG (libspng).
+    case png
+    /// WebP, lossy or lossless (libwebp).
+    case webp
+
+    /// The format a file's first bytes announce, or nil.
+    ///
+    /// ```swift
+    /// ImageFormat.sniff([0xFF, 0xD8, 0xFF, 0xE0])   // .jpeg
+    /// ```
+    public static func sniff<C: Collection>(_ bytes: C) -> ImageFormat? where C.Element == UInt8 {
+        let b = Array(bytes.prefix(12))
+        if b.count >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF { return .jpeg }
+        if b.count >= 8 && b[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
+        if b.count >= 12 && b[0..<4] == [0x52, 0x49, 0x46, 0x46] && b[8..<12] == [0x57, 0x45, 0x42, 0x50] { return .webp }
+        return nil
+    }
+
+    /// The format a file name's extension names (`.jpg`, `.jpeg`, `.png`, `.webp`, any case), or nil.
+    public static func fromExtension(of path: String) -> ImageFormat? {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "jpg", "jpeg", "jpe", "jfif": .jpeg
+        case "png": .png
+        case "webp": .webp
+        default: nil
+        }
+    }
+
+    /// The format named by `--format` (`jpeg`, `jpg`, `png`, `webp`), or nil.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "jpeg", "jpg": self = .jpeg
+        case "png": self = .png
+        case "webp": self = .webp
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .jpeg: "JPEG"
+        case .png: "PNG"
+        case .webp: "WebP"
+        }
+    }
+}
+
+/// How to decode.
+public struct DecodeOptions: Sendable {
+    /// Largest image accepted, in pixels (width x height), checked against the header before
+    /// any pixel memory is allocated. Default 200 megapixels; 1...2,000,000,000.
+    public var pixelLimit: Int = 200_000_000
+    /// Shrink factor for JPEG previews: 1, 2, 4 or 8 (DCT-domain scaling, nearly free).
+    /// Other formats ignore it.
+    public var jpegScale: Int = 1
+    /// Turn the image upright by its EXIF orientation.
+    public var applyOrientation = true
+    /// Convert embedded ICC profiles to sRGB with lcms2.
+    public var convertToSRGB = true
+
+    public init(pixelLimit: Int = 200_000_000, jpegScale: Int = 1, applyOrientation: Bool = true,
+                convertToSRGB: Bool = true) {
+        self.pixelLimit = pixelLimit
+        self.jpegScale = jpegScale
+        self.applyOrientation = applyOrientation
+        self.convertToSRGB = convertToSRGB
+    }
+}
+
+/// What a file's header says, without decoding pixels.
+public struct ImageInfo: Sendable, Equatable {
+    /// The container format.
+    public var format: ImageFormat
+    /// Stored width (before orientation).
+    public var width: Int
+    /// Stored height (before orientation).
+    public var height: Int
+    /// EXIF orientation 1...8 (1 when absent).
+    public var orientation: Int = 1
+    /// Bits per channel in the file (8 or 16).
+    public var bitsPerChannel: Int = 8
+    /// Colour channels in the file (1 grey, 3 RGB, 4 CMYK).
+    public var colorChannels: Int = 3
+    /// Whether the file stores alpha.
+    public var hasAlpha = false
+    /// The embedded ICC profile's description, if any.
+    public var iccProfile: String?
+    /// For WebP: whether the bitstream is lossless.
+    public var lossless: Bool?
+
+    /// Width and height after orientation.
+    public var orientedSize: (width: Int, height: Int) {
+        orientation >= 5 ? (height, width) : (width, height)
+    }
+
+    public init(format: ImageFormat, width: Int, height: Int) {
+        self.format = format
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A decoded image: its pixels (RGBA8 or RGBA16, straight alpha, sRGB, upright) and header facts.
+public struct DecodedImage: Sendable {
+    /// The pixels.
+    public var bitmap: Bitmap
+    /// What the header said.
+    public var info: ImageInfo
+}
+
+func _checkLimit(_ w: Int, _ h: Int, _ options: DecodeOptions, _ name: String) throws {
+    guard w > 0, h > 0 else { throw SfumatoError.corrupt("\(name): image has no pixels (\(w)x\(h))") }
+    let limit = min(max(options.pixelLimit, 1), Bitmap.maximumPixelCount)
+    if w > limit / h {
+        throw SfumatoError.tooLarge("\(name): \(w)x\(h) is \(w * h / 1_000_000) megapixels, over the limit of \(limit / 1_000_000) megapixels")
+    }
+}
+
+import SfumatoCore

@@ -1,0 +1,99 @@
+import CJPEG
+import Foundation
+import SfumatoCore
+
+extension JPEG {
+    /// Encodes an RGBA8 bitmap (straight alpha, composited over `options.background` where not
+    /// opaque) with the TurboJPEG API.
+    public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
+        try options.validate()
+        guard bitmap.format == .rgba8 else {
+            throw SfumatoError.unsupported("JPEG encoding takes RGBA8 bitmaps, not \(bitmap.format)")
+        }
+        var source = bitmap
+        if !bitmap.isOpaque {
+            source = try bitmap.copy()
+            for y in 0..<source.height {
+                let r = source.row(y).assumingMemoryBound(to: UInt8.self)
+                _flatten(r, r, source.width, background: options.background)
+            }
+        }
+        guard let handle = tjInitCompress() else { throw SfumatoError.io("cannot create a JPEG encoder") }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let sampling: Int32 = switch options.chromaSubsampling {
+        case .s444: Int32(TJSAMP_444.rawValue)
+        case .s422: Int32(TJSAMP_422.rawValue)
+        case .s420: Int32(TJSAMP_420.rawValue)
+        }
+        let status = tjCompress2(handle, source.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(source.width),
+                                 Int32(source.rowBytes), Int32(source.height), Int32(TJPF_RGBA.rawValue),
+                                 &output, &size, sampling, Int32(options.quality), TJFLAG_ACCURATEDCT)
+        defer { if let output { tjFree(output) } }
+        guard status == 0, let output else {
+            throw SfumatoError.io("JPEG encoding failed: \(String(cString: tjGetErrorStr2(handle)))")
+        }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+}
+
+/// Streams RGBA8 rows (straight alpha) into a JPEG file through libjpeg, written atomically.
+final class _JPEGFileWriter: ImageFileWriter {
+    private let file: _AtomicFile
+    private let e: UnsafeMutablePointer<sf_jpeg_encoder>
+    private let width: Int
+    private let options: EncodeOptions
+    private var flat: UnsafeMutablePointer<UInt8>
+    private var finished = false
+
+    init(path: String, width: Int, height: Int, options: EncodeOptions) throws {
+        try options.validate()
+        guard width <= 65500, height <= 65500 else {
+            throw SfumatoError.tooLarge("\(path): JPEG cannot hold \(width)x\(height) (65500 pixels per side at most)")
+        }
+        file = try _AtomicFile(path: path)
+        guard let e = sf_jpeg_encoder_create() else { throw SfumatoError.io("cannot create a JPEG encoder") }
+        self.e = e
+        self.width = width
+        self.options = options
+        flat = .allocate(capacity: 4 * width * 16)
+        let status = sf_jpeg_start_compress(e, file.handle, Int32(width), Int32(height), 0, Int32(options.quality),
+                                            Int32(options.chromaSubsampling.rawValue), nil, 0)
+        if status != 0 {
+            let message = String(cString: sf_jpeg_message(&e.pointee.err))
+            sf_jpeg_encoder_destroy(e)
+            flat.deallocate()
+            throw SfumatoError.io("\(path): JPEG encoding failed (\(message))")
+        }
+    }
+
+    deinit {
+        sf_jpeg_encoder_destroy(e)
+        flat.deallocate()
+        if !finished { file.discard() }
+    }
+
+    func write(rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws {
+        var done = 0
+        while done < count {
+            let n = min(16, count - done)
+            for r in 0..<n {
+                _flatten((rows + (done + r) * rowBytes).assumingMemoryBound(to: UInt8.self), flat + r * 4 * width, width,
+                         background: options.background)
+            }
+            if sf_jpeg_write_rows(e, flat, 4 * width, Int32(n)) != Int32(n) {
+                throw SfumatoError.io("\(file.path): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
+            }
+            done += n
+        }
+    }
+
+    func finish() throws {
+        if sf_jpeg_finish_compress(e) != 0 {
+            throw SfumatoError.io("\(file.path): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
+        }
+        try file.commit()
+        finished = true
+    }
+}

@@ -1,0 +1,88 @@
+import CWebP
+import Foundation
+import SfumatoCore
+
+/// WebP reading and writing through libwebp (lossy and lossless; still images only).
+public enum WebP {
+    /// Reads the header, and the ICC and EXIF chunks.
+    public static func info(_ bytes: [UInt8], name: String = "WebP") throws -> ImageInfo {
+        var features = WebPBitstreamFeatures()
+        let status = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
+        if status != VP8_STATUS_OK { throw error(status, name) }
+        var info = ImageInfo(format: .webp, width: Int(features.width), height: Int(features.height))
+        info.hasAlpha = features.has_alpha != 0
+        info.lossless = features.format == 2
+        if features.has_animation != 0 { info.lossless = nil }
+        let (icc, exif) = metadata(bytes)
+        if let icc { info.iccProfile = _ColorTransform.describe(icc) ?? "unreadable profile" }
+        if let exif { info.orientation = _EXIF.orientation(exif) }
+        return info
+    }
+
+    static func error(_ status: VP8StatusCode, _ name: String) -> SfumatoError {
+        switch status {
+        case VP8_STATUS_NOT_ENOUGH_DATA: .truncated("\(name): truncated WebP data")
+        case VP8_STATUS_UNSUPPORTED_FEATURE: .unsupported("\(name): unsupported WebP feature")
+        case VP8_STATUS_OUT_OF_MEMORY: .tooLarge("\(name): out of memory decoding WebP")
+        default: .corrupt("\(name): corrupt WebP data (status \(status.rawValue))")
+        }
+    }
+
+    /// The ICC and EXIF chunks, if present.
+    static func metadata(_ bytes: [UInt8]) -> ([UInt8]?, [UInt8]?) {
+        bytes.withUnsafeBufferPointer { buffer -> ([UInt8]?, [UInt8]?) in
+            var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
+            guard let demux = sf_webp_demux(&data) else { return (nil, nil) }
+            defer { WebPDemuxDelete(demux) }
+            func chunk(_ fourcc: String) -> [UInt8]? {
+                var iter = WebPChunkIterator()
+                guard WebPDemuxGetChunk(demux, fourcc, 1, &iter) != 0 else { return nil }
+                defer { WebPDemuxReleaseChunkIterator(&iter) }
+                return Array(UnsafeBufferPointer(start: iter.chunk.bytes, count: iter.chunk.size))
+            }
+            return (chunk("ICCP"), chunk("EXIF"))
+        }
+    }
+
+    /// Decodes WebP bytes to an upright RGBA8 bitmap (straight alpha, sRGB).
+    public static func decode(_ bytes: [UInt8], name: String = "WebP", options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
+        let info = try self.info(bytes, name: name)
+        try _checkLimit(info.width, info.height, options, name)
+        let bitmap = try Bitmap(width: info.width, height: info.height, format: .rgba8, alpha: .straight)
+        var config = WebPDecoderConfig()
+        guard sf_webp_init_decoder_config(&config) != 0 else { throw SfumatoError.io("\(name): libwebp version mismatch") }
+        config.output.colorspace = MODE_RGBA
+        config.output.is_external_memory = 1
+        config.output.u.RGBA.rgba = bitmap.baseAddress.assumingMemoryBound(to: UInt8.self)
+        config.output.u.RGBA.stride = Int32(bitmap.rowBytes)
+        config.output.u.RGBA.size = bitmap.byteCount
+        let status = bytes.withUnsafeBufferPointer { WebPDecode($0.baseAddress, $0.count, &config) }
+        WebPFreeDecBuffer(&config.output)
+        if status != VP8_STATUS_OK { throw error(status, name) }
+        if options.convertToSRGB, let icc = metadata(bytes).0, let t = _ColorTransform(icc: icc) { t.apply(to: bitmap) }
+        let oriented = options.applyOrientation ? try bitmap.oriented(info.orientation) : bitmap
+        return DecodedImage(bitmap: oriented, info: info)
+    }
+
+    /// Encodes an RGBA8 bitmap (straight alpha): lossy at `options.quality`, or lossless.
+    public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
+        try options.validate()
+        guard bitmap.format == .rgba8 else {
+            throw SfumatoError.unsupported("WebP encoding takes RGBA8 bitmaps, not \(bitmap.format)")
+        }
+        guard bitmap.width <= 16383, bitmap.height <= 16383 else {
+            throw SfumatoError.tooLarge("WebP cannot hold \(bitmap.width)x\(bitmap.height) (16383 pixels per side at most)")
+        }
+        var output: UnsafeMutablePointer<UInt8>?
+        let p = bitmap.baseAddress.assumingMemoryBound(to: UInt8.self)
+        let size: Int
+        if options.webpLossless {
+            size = WebPEncodeLosslessRGBA(p, Int32(bitmap.width), Int32(bitmap.height), Int32(bitmap.rowBytes), &output)
+        } else {
+            size = WebPEncodeRGBA(p, Int32(bitmap.width), Int32(bitmap.height), Int32(bitmap.rowBytes), Float(options.quality), &output)
+        }
+        defer { if let output { WebPFree(output) } }
+        guard size > 0, let output else { throw SfumatoError.io("WebP encoding failed") }
+        return Array(UnsafeBufferPointer(start: output, count: size))
+    }
+}

@@ -1,0 +1,21 @@
+import SfumatoCore
+
+/// CIMedianFilter: the per-channel median of each 3x3 neighbourhood, edge pixels clamped; the
+/// extent stays the input's.
+///
+/// ```swift
+/// MedianFilter().apply(to: noisyPhoto)
+/// ```
+public struct MedianFilter: Filter, Equatable {
+    public static let descriptor = FilterDescriptor(
+        displayName: "Median", coreImageName: "CIMedianFilter", shortName: "median-3x3", category: "Blur",
+        summary: "3x3 per-channel median (removes speckle noise)", parameters: [])
+
+    public init() {}
+    public init(arguments: FilterArguments) throws {}
+    public var arguments: FilterArguments { FilterArguments() }
+
+    public func apply(to image: Image) -> Image {
+        _withEdges(image, .clamp) { $0.applying(_MedianKernel(diameter: 3)) }
+    }
+}

@@ -1,0 +1,128 @@
+import SfumatoCore
+
+/// Per-channel median over a `diameter` x `diameter` window (odd diameter). Reads its input over
+/// the window around each output pixel, so compose with `clampedToExtent()` for clamped edges.
+struct _MedianKernel: NeighborhoodKernel {
+    let diameter: Int
+    var radius: Int { diameter / 2 }
+
+    var name: String { "median \(diameter)x\(diameter)" }
+    var detail: String { diameter == 3 ? "19-exchange sorting network" : "selection per channel" }
+    var supportsBytes: Bool { diameter == 3 }
+
+    func outputExtent(forInput extent: Rect) -> Rect { extent.insetBy(dx: -radius, dy: -radius) }
+    func regionOfInterest(for output: Rect) -> Rect { output.insetBy(dx: -radius, dy: -radius) }
+
+    func apply(input: FloatTile, output: FloatTile, scratch: TileScratch) throws {
+        let out = output.rect
+        if diameter == 3 {
+            for y in out.y..<out.maxY {
+                let a = input.pointer(x: out.x, y: y - 1), b = input.pointer(x: out.x, y: y), c = input.pointer(x: out.x, y: y + 1)
+                let d = output.row(y)
+                for x in 0..<out.width {
+                    d[x] = _median9(a[x - 1], a[x], a[x + 1], b[x - 1], b[x], b[x + 1], c[x - 1], c[x], c[x + 1])
+                }
+            }
+            return
+        }
+        let r = radius, n = diameter * diameter
+        let values = scratch.buffer(of: Float.self, count: n)
+        for y in out.y..<out.maxY {
+            let d = output.row(y)
+            for x in 0..<out.width {
+                var result = SIMD4<Float>()
+                for ch in 0..<4 {
+                    var k = 0
+                    for dy in -r...r {
+                        let row = input.pointer(x: out.x + x - r, y: y + dy)
+                        for dx in 0..<diameter { values[k] = row[dx][ch]; k += 1 }
+                    }
+                    result[ch] = _select(values, n, n / 2)
+                }
+                d[x] = result
+            }
+        }
+    }
+
+    func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        let out = output.rect
+        let w = out.width
+        for y in out.y..<out.maxY {
+            let a = input.pointer(x: out.x - 1, y: y - 1), b = input.pointer(x: out.x - 1, y: y), c = input.pointer(x: out.x - 1, y: y + 1)
+            let d = output.row(y)
+            var x = 0
+            // Four pixels (16 bytes) at a time.
+            while x + 4 <= w {
+                func load(_ p: UnsafeMutablePointer<UInt8>, _ dx: Int) -> SIMD16<UInt8> {
+                    UnsafeRawPointer(p + 4 * (x + dx)).loadUnaligned(as: SIMD16<UInt8>.self)
+                }
+                let m = _median9(load(a, 0), load(a, 1), load(a, 2), load(b, 0), load(b, 1), load(b, 2), load(c, 0), load(c, 1), load(c, 2))
+                UnsafeMutableRawPointer(d + 4 * x).storeBytes(of: m, as: SIMD16<UInt8>.self)
+                x += 4
+            }
+            while x < w {
+                func load(_ p: UnsafeMutablePointer<UInt8>, _ dx: Int) -> SIMD4<UInt8> {
+                    UnsafeRawPointer(p + 4 * (x + dx)).loadUnaligned(as: SIMD4<UInt8>.self)
+                }
+                let m = _median9(load(a, 0), load(a, 1), load(a, 2), load(b, 0), load(b, 1), load(b, 2), load(c, 0), load(c, 1), load(c, 2))
+                UnsafeMutableRawPointer(d + 4 * x).storeBytes(of: m, as: SIMD4<UInt8>.self)
+                x += 1
+            }
+        }
+    }
+}
+
+/// The k-th smallest of `n` values (reorders them).
+func _select(_ v: UnsafeMutablePointer<Float>, _ n: Int, _ k: Int) -> Float {
+    var lo = 0, hi = n - 1
+    while lo < hi {
+        let pivot = v[(lo + hi) / 2]
+        var i = lo, j = hi
+        while i <= j {
+            while v[i] < pivot { i += 1 }
+            while v[j] > pivot { j -= 1 }
+            if i <= j { let t = v[i]; v[i] = v[j]; v[j] = t; i += 1; j -= 1 }
+        }
+        if k <= j { hi = j } else if k >= i { lo = i } else { return v[k] }
+    }
+    return v[k]
+}
+
+/// Lane-wise minimum and maximum written as compare-and-select (the standard library's generic
+/// float versions handle NaN lane by lane and do not vectorise).
+@inline(__always) func _min(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { a.replacing(with: b, where: b .< a) }
+@inline(__always) func _max(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> { a.replacing(with: b, where: b .> a) }
+
+protocol _MinMax {
+    static func _lo(_ a: Self, _ b: Self) -> Self
+    static func _hi(_ a: Self, _ b: Self) -> Self
+}
+extension SIMD4: _MinMax where Scalar == Float {
+    @inline(__always) static func _lo(_ a: Self, _ b: Self) -> Self { _min(a, b) }
+    @inline(__always) static func _hi(_ a: Self, _ b: Self) -> Self { _max(a, b) }
+}
+extension SIMD16: _MinMax where Scalar == UInt8 {
+    @inline(__always) static func _lo(_ a: Self, _ b: Self) -> Self { pointwiseMin(a, b) }
+    @inline(__always) static func _hi(_ a: Self, _ b: Self) -> Self { pointwiseMax(a, b) }
+}
+
+@inline(__always) func _median9<T: _MinMax>(_ p0: T, _ p1: T, _ p2: T, _ p3: T, _ p4: T, _ p5: T, _ p6: T, _ p7: T, _ p8: T) -> T {
+    var p0 = p0, p1 = p1, p2 = p2, p3 = p3, p4 = p4, p5 = p5, p6 = p6, p7 = p7, p8 = p8
+    @inline(__always) func s(_ a: inout T, _ b: inout T) { let t = T._lo(a, b); b = T._hi(a, b); a = t }
+    s(&p1, &p2); s(&p4, &p5); s(&p7, &p8); s(&p0, &p1); s(&p3, &p4); s(&p6, &p7)
+    s(&p1, &p2); s(&p4, &p5); s(&p7, &p8); s(&p0, &p3); s(&p5, &p8); s(&p4, &p7)
+    s(&p3, &p6); s(&p1, &p4); s(&p2, &p5); s(&p4, &p7); s(&p4, &p2); s(&p6, &p4)
+    s(&p4, &p2)
+    return p4
+}
+
+@inline(__always) func _median9(_ p0: SIMD4<UInt8>, _ p1: SIMD4<UInt8>, _ p2: SIMD4<UInt8>, _ p3: SIMD4<UInt8>, _ p4: SIMD4<UInt8>,
+                                _ p5: SIMD4<UInt8>, _ p6: SIMD4<UInt8>, _ p7: SIMD4<UInt8>, _ p8: SIMD4<UInt8>) -> SIMD4<UInt8> {
+    var r = SIMD4<UInt8>()
+    for c in 0..<4 {
+        var v = [p0[c], p1[c], p2[c], p3[c], p4[c], p5[c], p6[c], p7[c], p8[c]]
+        v.sort()
+        r[c] = v[4]
+    }
+    return r
+}

@@ -1,0 +1,46 @@
+import SfumatoCore
+
+/// CIGammaAdjust: each colour channel raised to `power` (sign(x) |x|^power for values below 0,
+/// FILTERS.md decision). A per-channel curve: fused with its neighbours, and a lookup table when
+/// the whole chain is per-channel on 8-bit data.
+///
+/// ```swift
+/// GammaAdjust(power: 1.5).apply(to: photo)   // darker mid-tones
+/// ```
+public struct GammaAdjust: Filter, Equatable {
+    /// The exponent; 0...4 accepted (PencilController reaches 0), slider 0.1...4.
+    public static let power = ParameterSpec.number("inputPower", default: 1, range: 0...4, slider: 0.1...4, unit: .scalar,
+                                                   help: "exponent applied to each channel")
+    public static let descriptor = FilterDescriptor(
+        displayName: "Gamma Adjust", coreImageName: "CIGammaAdjust", shortName: "gamma-adjust", category: "Color",
+        summary: "raise each channel to a power", parameters: [power])
+
+    public var power: Double
+
+    public init(power: Double = 1) { self.power = power }
+
+    public init(arguments a: FilterArguments) throws { power = a.number(Self.power) }
+
+    public var arguments: FilterArguments {
+        var a = FilterArguments()
+        a.set(Self.power, .number(power))
+        return a
+    }
+
+    public func apply(to image: Image) -> Image {
+        if power == 1 { return image.applying([.linear(.identity)], name: Self.descriptor.name) }
+        return image.applying([.curve(PowerCurve(power: Float(power)))], name: Self.descriptor.name)
+    }
+}
+
+/// `sign(x) |x|^power` on R, G and B.
+public struct PowerCurve: ChannelCurve {
+    public let power: Float
+    public init(power: Float) { self.power = power }
+    public var name: String { "power \(power)" }
+
+    public func apply(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        let p = power
+        for i in 0..<count { pixels[i] = vectorPow(pixels[i], p) }
+    }
+}

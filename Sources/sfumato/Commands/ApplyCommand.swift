@@ -1,0 +1,112 @@
+import Foundation
+import SfumatoCodecs
+import SfumatoCore
+import SfumatoFilters
+
+/// `sfumato apply`: decode, filter, encode, streaming strip by strip where the formats allow.
+enum ApplyCommand {
+    static let help = """
+        usage: sfumato apply INPUT -o OUTPUT [-f FILTER]... [--recipe RECIPE.json] [options]
+
+        Filters INPUT through each -f FILTER (in order), then the recipe's steps, and writes OUTPUT.
+        FILTER is NAME or NAME:key=value,key=value; vectors go in brackets:
+          -f CIHueAdjust:inputAngle=1.2 -f exposure-adjust:ev=0.5
+          -f 'CIToneCurve:inputPoint1=[0.25 0.4]'   -f gaussian-blur:radius=8,edges=clamp
+        RECIPE.json is a JSON array: [{"filter": "CIHueAdjust", "inputAngle": 1.2}, ...]
+        INPUT or OUTPUT - means standard input / output. The output covers the input's extent.
+
+        options:
+          -o, --output FILE           output file (.jpg, .png, .webp) or - (then --format)
+          -f, --filter FILTER         a filter step (repeatable)
+          --recipe FILE               a JSON recipe
+          --working-space linear|none compute on linear light (default) or on the encoded values
+          --quality Q                 JPEG/WebP quality 1...100 (default 90)
+          --format jpeg|png|webp      output format (default: from the output name)
+          --explain                   print the render plan (passes, fusion, tiles, threads)
+          --no-fusion                 run each point filter as its own pass (for measuring)
+          --threads N                 threads (default: all cores)
+          --pixel-limit MP            largest input in megapixels (default 200)
+        """
+
+    static func run(_ args: [String], output: TextOutput) throws {
+        var spec = Arguments.Spec()
+        spec.value("--output", "-o")
+        spec.value("--filter", "-f", repeatable: true)
+        spec.value("--recipe")
+        spec.value("--working-space")
+        spec.value("--quality")
+        spec.value("--format")
+        spec.value("--threads")
+        spec.value("--pixel-limit")
+        spec.flag("--explain")
+        spec.flag("--no-fusion")
+        spec.flag("--help", "-h")
+        let a = try Arguments(args, spec: spec)
+        if a.has("--help") { output.print(help); return }
+
+        guard a.positionals.count == 1 else {
+            throw CLIError.usage(a.positionals.isEmpty ? "apply needs an INPUT image" : "apply takes one INPUT, got \(a.positionals.count)")
+        }
+        let input = a.positionals[0]
+        let outputPath = a.value("--output")
+        if outputPath == nil && !a.has("--explain") { throw CLIError.usage("apply needs -o OUTPUT") }
+
+        var workingSpace = WorkingSpace.linear
+        if let ws = a.value("--working-space") {
+            guard let w = WorkingSpace(rawValue: ws) else {
+                throw CLIError.usage("--working-space must be linear or none, not \(ws)")
+            }
+            workingSpace = w
+        }
+        var encode = EncodeOptions()
+        if let q = try a.integer("--quality", in: 1...100) { encode.quality = q }
+        let threads = try a.integer("--threads", in: 1...512) ?? defaultThreadCount
+        let pixelLimit = (try a.integer("--pixel-limit", in: 1...2000) ?? 200) * 1_000_000
+
+        var format: ImageFormat?
+        if let f = a.value("--format") {
+            guard let parsed = ImageFormat(name: f) else { throw CLIError.usage("--format must be jpeg, png or webp, not \(f)") }
+            format = parsed
+        } else if let o = outputPath, o != "-" {
+            format = ImageFormat.fromExtension(of: o)
+            if format == nil { throw CLIError.usage("\(o): cannot tell the format from the name; use .jpg, .png, .webp or --format") }
+        } else if outputPath == "-" {
+            throw CLIError.usage("writing to standard output needs --format")
+        }
+
+        var steps = try a.all("--filter").map(FilterSpecParser.parse)
+        if let recipe = a.value("--recipe") {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: recipe)) } catch {
+                throw CLIError.failure("\(recipe): cannot read (\(error.localizedDescription))")
+            }
+            steps += try FilterSpecParser.parseRecipe(data, name: recipe)
+        }
+        // Check every step before touching the input, so a typo costs nothing.
+        for step in steps { _ = try FilterRegistry.filterType(named: step.name) }
+
+        let options = DecodeOptions(pixelLimit: pixelLimit)
+        let (source, info) = try ImageIO.open(path: input, options: options)
+        let (recipe, filters) = try RecipeBuilder.build(steps, on: source, pixelLimit: pixelLimit)
+        let rect = source.extent
+        let context = RenderContext(options: .init(workingSpace: workingSpace, threads: threads, fusion: !a.has("--no-fusion")))
+
+        if a.has("--explain") {
+            let plan = try context.explain(recipe, rect: rect)
+            if outputPath == "-" { output.error(plan) } else { output.print(plan) }
+        }
+        guard let outputPath, let format else { return }
+
+        let opaque = !info.hasAlpha && filters.allSatisfy(\.preservesOpacity)
+        let sixteen = format == .png && info.bitsPerChannel == 16
+        if outputPath == "-" {
+            let bitmap = try context.render(recipe, rect: rect, format: sixteen ? .rgba16 : .rgba8)
+            try writeFileAtomically(try ImageIO.encode(bitmap, format: format, options: encode), to: "-")
+            return
+        }
+        let writer = try ImageIO.makeWriter(path: outputPath, format: format, width: rect.width, height: rect.height,
+                                            hasAlpha: !opaque, sixteenBit: sixteen, options: encode)
+        try context.render(recipe, rect: rect, format: sixteen ? .rgba16 : .rgba8, to: writer)
+        try writer.finish()
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import SfumatoCodecs
+import SfumatoCore
+import SfumatoFilters
+
+/// One filter step as the user wrote it: a name and raw parameter values.
+struct FilterStep: Equatable {
+    var name: String
+    var values: [String: ParameterValue]
+}
+
+enum FilterSpecParser {
+    /// Parses `NAME` or `NAME:key=value,key=value`; vectors in brackets (`[0.25 0.4]`, commas
+    /// allowed inside).
+    static func parse(_ text: String) throws -> FilterStep {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty else { throw CLIError.usage("empty filter; write NAME or NAME:key=value,...") }
+        guard let colon = trimmed.firstIndex(of: ":") else { return FilterStep(name: trimmed, values: [:]) }
+        let name = String(trimmed[..<colon])
+        var values: [String: ParameterValue] = [:]
+        for part in splitTopLevel(String(trimmed[trimmed.index(after: colon)...])) {
+            let p = part.trimmingCharacters(in: .whitespaces)
+            if p.isEmpty { continue }
+            guard let eq = p.firstIndex(of: "=") else {
+                throw CLIError.usage("\(name): expected key=value, got \(p)")
+            }
+            let key = String(p[..<eq]).trimmingCharacters(in: .whitespaces)
+            let raw = String(p[p.index(after: eq)...]).trimmingCharacters(in: .whitespaces)
+            guard !key.isEmpty else { throw CLIError.usage("\(name): a parameter has no name in \(p)") }
+            if values[key] != nil { throw CLIError.usage("\(name): \(key) given twice") }
+            values[key] = try value(raw, context: "\(name): \(key)")
+        }
+        return FilterStep(name: name, values: values)
+    }
+
+    /// Splits on commas that are not inside brackets.
+    static func splitTopLevel(_ s: String) -> [String] {
+        var parts: [String] = []
+        var current = ""
+        var depth = 0
+        for ch in s {
+            if ch == "[" { depth += 1 }
+            if ch == "]" { depth -= 1 }
+            if ch == "," && depth == 0 {
+                parts.append(current)
+                current = ""
+            } else {
+                current.append(ch)
+            }
+        }
+        parts.append(current)
+        return parts
+    }
+
+    /// A raw value: a number, a bracketed vector, true/false, or text.
+    static func value(_ raw: String, context: String) throws -> ParameterValue {
+        if raw.hasPrefix("[") {
+            guard raw.hasSuffix("]") else { throw CLIError.usage("\(context): unclosed bracket in \(raw)") }
+            let inner = raw.dropFirst().dropLast()
+            let items = inner.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+            var numbers: [Double] = []
+            for item in items {
+                guard let d = Double(item) else { throw CLIError.usage("\(context): \(item) is not a number") }
+                numbers.append(d)
+            }
+            return .vector(numbers)
+        }
+        if let d = Double(raw) { return .number(d) }
+        if raw == "true" { return .flag(true) }
+        if raw == "false" { return .flag(false) }
+        if raw.isEmpty { throw CLIError.usage("\(context): missing value") }
+        return .text(raw)
+    }
+
+    /// Parses a recipe: a JSON array of objects, each with "filter" and its parameters.
+    static func parseRecipe(_ data: Data, name: String) throws -> [FilterStep] {
+        let json: JSONValue
+        do {
+            json = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw CLIError.failure("\(name): not valid JSON (\(_describeDecodingError(error)))")
+        }
+        guard case .array(let steps) = json else {
+            throw CLIError.failure("\(name): a recipe is a JSON array of steps like {\"filter\": \"CIHueAdjust\", \"inputAngle\": 1.2}")
+        }
+        return try steps.enumerated().map { index, step in
+            guard case .object(let fields) = step else {
+                throw CLIError.failure("\(name): step \(index + 1) is not an object")
+            }
+            guard case .string(let filter)? = fields["filter"] else {
+                throw CLIError.failure("\(name): step \(index + 1) has no \"filter\" name")
+            }
+            var values: [String: ParameterValue] = [:]
+            for (key, v) in fields where key != "filter" {
+                values[key] = try v.parameterValue(context: "\(name): step \(index + 1) (\(filter)) \(key)")
+            }
+            return FilterStep(name: filter, values: values)
+        }
+    }
+}
+
+/// Any JSON value (JSONSerialization's Any loses the difference between 1 and true on Linux).
+enum JSONValue: Decodable, Equatable {
+    case number(Double), string(String), bool(Bool), array([JSONValue]), object([String: JSONValue]), null
+
+    init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if c.decodeNil() { self = .null }
+        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
+        else if let d = try? c.decode(Double.self) { self = .number(d) }
+        else if let s = try? c.decode(String.self) { self = .string(s) }
+        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
+        else { self = .object(try c.decode([String: JSONValue].self)) }
+    }
+
+    func parameterValue(context: String) throws -> ParameterValue {
+        switch self {
+        case .number(let d): return .number(d)
+        case .string(let s): return .text(s)
+        case .bool(let b): return .flag(b)
+        case .array(let items):
+            return .vector(try items.map {
+                guard case .number(let d) = $0 else { throw CLIError.failure("\(context): vectors hold numbers only") }
+                return d
+            })
+        case .object, .null:
+            throw CLIError.failure("\(context): expected a number, vector, string or boolean")
+        }
+    }
+}
+
+func _describeDecodingError(_ error: Error) -> String {
+    if let e = error as? DecodingError {
+        switch e {
+        case .dataCorrupted(let c): return c.underlyingError.map { "\($0.localizedDescription)" } ?? c.debugDescription
+        default: return "\(e)"
+        }
+    }
+    return "\(error)"
+}
+
+/// Turns steps into a recipe, loading image-valued parameters from files.
+enum RecipeBuilder {
+    static func build(_ steps: [FilterStep], on image: Image, pixelLimit: Int) throws -> (Image, [any Filter]) {
+        var current = image
+        var filters: [any Filter] = []
+        for step in steps {
+            let type = try FilterRegistry.filterType(named: step.name)
+            var values = step.values
+            var images: [String: (Image, String)] = [:]
+            for (key, value) in step.values {
+                if let spec = type.descriptor.parameter(named: key), spec.kind == .image {
+                    guard case .text(let path) = value else {
+                        throw SfumatoError.invalidArgument("\(type.descriptor.name): \(spec.shortKey) takes an image file path")
+                    }
+                    let (loaded, _) = try ImageIO.open(path: path, options: DecodeOptions(pixelLimit: pixelLimit))
+                    images[key] = (loaded, path)
+                    values[key] = nil
+                }
+            }
+            let filter = try FilterRegistry.make(step.name, values: values, images: images)
+            filters.append(filter)
+            current = filter.apply(to: current)
+        }
+        return (current, filters)
+    }
+}

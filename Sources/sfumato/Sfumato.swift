@@ -1,0 +1,78 @@
+import Foundation
+import SfumatoCore
+
+/// `sfumato`: the command-line tool.
+@main
+struct SfumatoCommand {
+    static let version = "0.1.0"
+
+    static let usage = """
+        sfumato \(version): a Core-Image-style image engine and pen-driven studio
+
+        usage: sfumato COMMAND [ARGS]
+
+        commands:
+          apply     filter an image:        sfumato apply IN -o OUT [-f FILTER]... [--recipe R.json]
+          filters   list filters and their parameters
+          info      show an image file's format, size, orientation and colour profile
+
+        sfumato COMMAND --help shows each command's options.
+        """
+
+    static func main() {
+        let args = Array(CommandLine.arguments.dropFirst())
+        let code = run(args)
+        exit(code)
+    }
+
+    /// Runs a command line (without the program name); returns the exit code.
+    static func run(_ args: [String], output: TextOutput = .standard) -> Int32 {
+        guard let command = args.first else {
+            output.error(usage)
+            return 2
+        }
+        let rest = Array(args.dropFirst())
+        do {
+            switch command {
+            case "apply": try ApplyCommand.run(rest, output: output)
+            case "filters": try FiltersCommand.run(rest, output: output)
+            case "info": try InfoCommand.run(rest, output: output)
+            case "--help", "-h", "help":
+                output.print(usage)
+            case "--version":
+                output.print("sfumato \(version)")
+            default:
+                throw CLIError.usage("unknown command \(command); try sfumato --help")
+            }
+            return 0
+        } catch let e as CLIError {
+            output.error("sfumato: \(e.description)")
+            return e.exitCode
+        } catch let e as SfumatoError {
+            output.error("sfumato: \(e.description)")
+            return 1
+        } catch {
+            output.error("sfumato: \(error)")
+            return 1
+        }
+    }
+}
+
+/// Where commands print: the terminal, or a buffer in tests.
+final class TextOutput: @unchecked Sendable {
+    private(set) var out = ""
+    private(set) var err = ""
+    private let capture: Bool
+
+    init(capture: Bool) { self.capture = capture }
+
+    static let standard = TextOutput(capture: false)
+
+    func print(_ s: String) {
+        if capture { out += s + "\n" } else { FileHandle.standardOutput.write((s + "\n").data(using: .utf8)!) }
+    }
+
+    func error(_ s: String) {
+        if capture { err += s + "\n" } else { FileHandle.standardError.write((s + "\n").data(using: .utf8)!) }
+    }
+}
