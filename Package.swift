@@ -22,15 +22,16 @@ let package = Package(
         .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2"]),
         .target(name: "SfumatoFilters", dependencies: ["SfumatoCore"]),
 
-        // The command-line tool.
-        .executableTarget(name: "sfumato", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters"]),
+        // The command-line tool: its commands live in a library so tests can drive them.
+        .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters"]),
+        .executableTarget(name: "sfumato", dependencies: ["SfumatoCLI"]),
 
         // Tests, with shared support (reference implementations, photo loading).
         .target(name: "SfumatoTestSupport", dependencies: ["SfumatoCore", "SfumatoCodecs"], path: "Tests/SfumatoTestSupport"),
         .testTarget(name: "SfumatoCoreTests", dependencies: ["SfumatoCore", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoCodecsTests", dependencies: ["SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoFiltersTests", dependencies: ["SfumatoFilters", "SfumatoCodecs", "SfumatoTestSupport"]),
-        .testTarget(name: "SfumatoCLITests", dependencies: ["sfumato", "SfumatoTestSupport"]),
+        .testTarget(name: "SfumatoCLITests", dependencies: ["SfumatoCLI", "SfumatoFilters", "SfumatoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,17 +1,17 @@
 /// Errors of the command line: usage mistakes exit with 2, everything else with 1.
-enum CLIError: Error, CustomStringConvertible {
+public enum CLIError: Error, CustomStringConvertible {
     /// The command line itself is wrong (unknown option, missing argument).
     case usage(String)
     /// The command could not do its job.
     case failure(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .usage(let m), .failure(let m): m
         }
     }
 
-    var exitCode: Int32 {
+    public var exitCode: Int32 {
         switch self {
         case .usage: 2
         case .failure: 1

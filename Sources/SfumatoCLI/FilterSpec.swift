@@ -4,15 +4,15 @@ import SfumatoCore
 import SfumatoFilters
 
 /// One filter step as the user wrote it: a name and raw parameter values.
-struct FilterStep: Equatable {
-    var name: String
-    var values: [String: ParameterValue]
+public struct FilterStep: Equatable {
+    public var name: String
+    public var values: [String: ParameterValue]
 }
 
-enum FilterSpecParser {
+public enum FilterSpecParser {
     /// Parses `NAME` or `NAME:key=value,key=value`; vectors in brackets (`[0.25 0.4]`, commas
     /// allowed inside).
-    static func parse(_ text: String) throws -> FilterStep {
+    public static func parse(_ text: String) throws -> FilterStep {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw CLIError.usage("empty filter; write NAME or NAME:key=value,...") }
         guard let colon = trimmed.firstIndex(of: ":") else { return FilterStep(name: trimmed, values: [:]) }
@@ -73,7 +73,7 @@ enum FilterSpecParser {
     }
 
     /// Parses a recipe: a JSON array of objects, each with "filter" and its parameters.
-    static func parseRecipe(_ data: Data, name: String) throws -> [FilterStep] {
+    public static func parseRecipe(_ data: Data, name: String) throws -> [FilterStep] {
         let json: JSONValue
         do {
             json = try JSONDecoder().decode(JSONValue.self, from: data)

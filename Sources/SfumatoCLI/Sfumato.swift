@@ -2,9 +2,8 @@ import Foundation
 import SfumatoCore
 
 /// `sfumato`: the command-line tool.
-@main
-struct SfumatoCommand {
-    static let version = "0.1.0"
+public enum SfumatoCommand {
+    public static let version = "0.1.0"
 
     static let usage = """
         sfumato \(version): a Core-Image-style image engine and pen-driven studio
@@ -19,14 +18,15 @@ struct SfumatoCommand {
         sfumato COMMAND --help shows each command's options.
         """
 
-    static func main() {
+    /// Runs the process's command line and exits.
+    public static func main() {
         let args = Array(CommandLine.arguments.dropFirst())
         let code = run(args)
         exit(code)
     }
 
     /// Runs a command line (without the program name); returns the exit code.
-    static func run(_ args: [String], output: TextOutput = .standard) -> Int32 {
+    public static func run(_ args: [String], output: TextOutput = .standard) -> Int32 {
         guard let command = args.first else {
             output.error(usage)
             return 2
@@ -59,14 +59,14 @@ struct SfumatoCommand {
 }
 
 /// Where commands print: the terminal, or a buffer in tests.
-final class TextOutput: @unchecked Sendable {
-    private(set) var out = ""
-    private(set) var err = ""
+public final class TextOutput: @unchecked Sendable {
+    public private(set) var out = ""
+    public private(set) var err = ""
     private let capture: Bool
 
-    init(capture: Bool) { self.capture = capture }
+    public init(capture: Bool) { self.capture = capture }
 
-    static let standard = TextOutput(capture: false)
+    public static let standard = TextOutput(capture: false)
 
     func print(_ s: String) {
         if capture { out += s + "\n" } else { FileHandle.standardOutput.write((s + "\n").data(using: .utf8)!) }

@@ -1,0 +1,3 @@
+import SfumatoCLI
+
+SfumatoCommand.main()
