@@ -7,6 +7,11 @@ import SfumatoFilters
 public struct FilterStep: Equatable {
     public var name: String
     public var values: [String: ParameterValue]
+
+    public init(name: String, values: [String: ParameterValue]) {
+        self.name = name
+        self.values = values
+    }
 }
 
 public enum FilterSpecParser {

@@ -28,6 +28,14 @@ enum ApplyCommand {
           --pixel-limit MP            largest input in megapixels (default 200)
         """
 
+    /// Checks a step's filter name and every non-image value against the declarations.
+    static func validate(_ step: FilterStep) throws {
+        let d = try FilterRegistry.filterType(named: step.name).descriptor
+        var values = step.values
+        for key in step.values.keys where d.parameter(named: key)?.kind == .image { values[key] = nil }
+        _ = try d.arguments(values: values, images: [:], requireImages: false)
+    }
+
     static func run(_ args: [String], output: TextOutput) throws {
         var spec = Arguments.Spec()
         spec.value("--output", "-o")
@@ -75,15 +83,22 @@ enum ApplyCommand {
         }
 
         var steps = try a.all("--filter").map(FilterSpecParser.parse)
+        // Check every step before touching the input, so a typo costs nothing: a bad -f is a
+        // usage error, a bad recipe a failure naming the file.
+        for step in steps {
+            do { try validate(step) } catch let e as SfumatoError { throw CLIError.usage(e.description) }
+        }
         if let recipe = a.value("--recipe") {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: recipe)) } catch {
                 throw CLIError.failure("\(recipe): cannot read (\(error.localizedDescription))")
             }
-            steps += try FilterSpecParser.parseRecipe(data, name: recipe)
+            let recipeSteps = try FilterSpecParser.parseRecipe(data, name: recipe)
+            for step in recipeSteps {
+                do { try validate(step) } catch let e as SfumatoError { throw CLIError.failure("\(recipe): \(e.description)") }
+            }
+            steps += recipeSteps
         }
-        // Check every step before touching the input, so a typo costs nothing.
-        for step in steps { _ = try FilterRegistry.filterType(named: step.name) }
 
         let options = DecodeOptions(pixelLimit: pixelLimit)
         let (source, info) = try ImageIO.open(path: input, options: options)

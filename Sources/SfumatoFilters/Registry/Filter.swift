@@ -132,7 +132,8 @@ extension Filter {
 
 extension FilterDescriptor {
     /// Validates user-given values (keys in any accepted spelling) into arguments.
-    public func arguments(values: [String: ParameterValue], images: [String: (Image, String)] = [:]) throws -> FilterArguments {
+    public func arguments(values: [String: ParameterValue], images: [String: (Image, String)] = [:],
+                          requireImages: Bool = true) throws -> FilterArguments {
         var a = FilterArguments()
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
             guard let spec = parameter(named: name) else {
@@ -147,7 +148,7 @@ extension FilterDescriptor {
             }
             a.set(spec, image: image, name: path)
         }
-        for spec in parameters where spec.kind == .image && a.image(spec) == nil && spec.defaultValue == nil {
+        for spec in parameters where requireImages && spec.kind == .image && a.image(spec) == nil && spec.defaultValue == nil {
             if !isOptionalImage(spec) {
                 throw SfumatoError.invalidArgument("\(self.name): needs \(spec.shortKey)=IMAGE")
             }

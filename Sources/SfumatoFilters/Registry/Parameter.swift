@@ -83,8 +83,11 @@ public struct ParameterSpec: Sendable, Equatable {
 
     static func shortKey(for key: String) -> String {
         guard key.hasPrefix("input"), key.count > 5 else { return key }
-        let rest = key.dropFirst(5)
-        return rest.prefix(1).lowercased() + rest.dropFirst()
+        // inputAngle -> angle, inputEV -> ev, inputRVector -> rVector.
+        let rest = Array(key.dropFirst(5))
+        let capitals = rest.prefix { $0.isUppercase }.count
+        let lower = capitals == rest.count ? capitals : max(1, capitals - 1)
+        return String(rest.prefix(lower)).lowercased() + String(rest.dropFirst(lower))
     }
 
     init(key: String, shortKey: String? = nil, kind: ParameterKind, defaultValue: ParameterValue?, minimum: Double? = nil,
