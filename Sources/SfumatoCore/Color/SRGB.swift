@@ -68,8 +68,11 @@ public final class _SRGBTables: @unchecked Sendable {
     public let thresholds: UnsafeMutablePointer<Float>
     /// The level at the start of each of `binCount` equal bins over linear 0...1.
     public let binLevels: UnsafeMutablePointer<UInt8>
-    /// 16-bit level to linear, built on first use.
-    public static let binCount = 4096
+    /// The one level boundary inside each bin (+inf when none): values at or past it round up.
+    public let binThresholds: UnsafeMutablePointer<Float>
+    /// Bins over linear 0...1; fine enough that no bin holds more than one level boundary
+    /// (the curve's steepest part, 12.92 x 255 levels per unit, crosses 0.2 levels per bin).
+    public static let binCount = 16384
 
     init() {
         decode8 = .allocate(capacity: 256)
@@ -79,11 +82,13 @@ public final class _SRGBTables: @unchecked Sendable {
         for k in 1..<256 { thresholds[k] = Float(SRGB.decode((Double(k) - 0.5) / 255)) }
         thresholds[256] = .infinity
         binLevels = .allocate(capacity: _SRGBTables.binCount + 1)
+        binThresholds = .allocate(capacity: _SRGBTables.binCount + 1)
         var level = 0
         for b in 0...(_SRGBTables.binCount) {
             let start = Float(Double(b) / Double(_SRGBTables.binCount))
             while level < 255 && start >= thresholds[level + 1] { level += 1 }
             binLevels[b] = UInt8(level)
+            binThresholds[b] = thresholds[level + 1]
         }
     }
 
@@ -91,10 +96,10 @@ public final class _SRGBTables: @unchecked Sendable {
     /// two up (the sRGB curve climbs less than one level per bin).
     @inlinable @inline(__always)
     public func encodeToByte(_ linear: Float) -> UInt8 {
-        if !(linear > 0) { return 0 }
-        if linear >= 1 { return 255 }
-        var level = Int(binLevels[Int(linear * Float(_SRGBTables.binCount))])
-        while linear >= thresholds[level + 1] { level += 1 }
-        return UInt8(truncatingIfNeeded: level)
+        // Branch-free: clamp (NaN becomes 0), look up the bin's level, step up once if the value
+        // lies past the next level's threshold.
+        let c = linear > 0 ? min(linear, 0.999_999_94) : 0
+        let bin = Int(c * Float(_SRGBTables.binCount))
+        return binLevels[bin] &+ (c >= binThresholds[bin] ? 1 : 0)
     }
 }

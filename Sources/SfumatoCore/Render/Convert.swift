@@ -113,22 +113,33 @@ enum _Convert {
     static func storeRGBA8(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, linear: Bool, premultiplied: Bool,
                            _ dst: UnsafeMutablePointer<UInt8>) {
         let tables = _SRGBTables.shared
-        for i in 0..<count {
+        var i = 0
+        while i < count {
             let v = src[i]
             let p = dst + 4 * i
-            let a = min(max(v.w, 0), 1)
+            i += 1
+            if v.w >= 1 {
+                // Opaque: no alpha arithmetic (the common case for photos).
+                if linear {
+                    p[0] = tables.encodeToByte(v.x)
+                    p[1] = tables.encodeToByte(v.y)
+                    p[2] = tables.encodeToByte(v.z)
+                    p[3] = 255
+                } else {
+                    var e = v.bounded(0, 1) * 255
+                    e.w = 255
+                    UnsafeMutableRawPointer(p).storeBytes(of: _bytes(e), as: SIMD4<UInt8>.self)
+                }
+                continue
+            }
+            let a = max(v.w, 0)
             if !(a > 0) {
                 UnsafeMutableRawPointer(p).storeBytes(of: 0, as: UInt32.self)
                 continue
             }
-            let c = a == 1 ? v : v * (1 / a)
+            let c = v * (1 / a)
             if linear {
-                if a == 1 {
-                    p[0] = tables.encodeToByte(c.x)
-                    p[1] = tables.encodeToByte(c.y)
-                    p[2] = tables.encodeToByte(c.z)
-                    p[3] = 255
-                } else if !premultiplied {
+                if !premultiplied {
                     p[0] = tables.encodeToByte(c.x)
                     p[1] = tables.encodeToByte(c.y)
                     p[2] = tables.encodeToByte(c.z)
@@ -139,8 +150,7 @@ enum _Convert {
                     UnsafeMutableRawPointer(p).storeBytes(of: _bytes(e * 255), as: SIMD4<UInt8>.self)
                 }
             } else {
-                var e = premultiplied ? v.bounded(0, 1) : c.bounded(0, 1)
-                if premultiplied { e = pointwiseMin(e, SIMD4(repeating: a)) }
+                var e = premultiplied ? v.bounded(0, a) : c.bounded(0, 1)
                 e.w = a
                 UnsafeMutableRawPointer(p).storeBytes(of: _bytes(e * 255), as: SIMD4<UInt8>.self)
             }
@@ -231,9 +241,9 @@ enum _Convert {
 
     static func floatsToBytes(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, _ dst: UnsafeMutablePointer<UInt8>) {
         for i in 0..<count {
-            let v = src[i].bounded(0, 1)
-            var e = pointwiseMin(v, SIMD4(repeating: v.w))
-            e.w = v.w
+            let a = min(max(src[i].w, 0), 1)
+            var e = src[i].bounded(0, a)
+            e.w = a
             UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: _bytes(e * 255), as: SIMD4<UInt8>.self)
         }
     }

@@ -233,6 +233,10 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
         for y in rect.y..<rect.maxY { try body(y, UnsafeRawPointer(bitmap.row(y))) }
     }
 
+    override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        if !(try _storeStoredRows(self, layout, rect, into: d, w)) { try super.store(rect, into: d, w) }
+    }
+
     func load(_ stored: UnsafeRawPointer, _ count: Int, into dst: UnsafeMutablePointer<SIMD4<Float>>, _ w: _Worker) {
         layout.loadFloats(stored, count, dst, w)
     }
@@ -422,4 +426,17 @@ final class _BlendExec: _Exec, @unchecked Sendable {
         }
         return _convert(out, to: kind, w)
     }
+}
+
+/// Copies stored 8-bit rows straight into an 8-bit destination when nothing needs converting
+/// (no filter between source and output). Returns false when a conversion is needed.
+func _storeStoredRows(_ source: _RowReadable, _ layout: _StoredLayout, _ rect: Rect, into d: _Destination,
+                      _ w: _Worker) throws -> Bool {
+    guard layout.format == .rgba8, d.format == .rgba8, source.extent.contains(rect),
+          layout.opaque || layout.alpha == d.alpha else { return false }
+    let offset = (rect.x - source.extent.x) * 4
+    try source.withStoredRows(rect, w) { y, p in
+        memcpy(d.row(y) + (rect.x - d.rect.x) * 4, p + offset, rect.width * 4)
+    }
+    return true
 }

@@ -32,9 +32,7 @@ final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
 
     var hasStraightBytes: Bool { source.format == .rgba8 }
 
-    override var explanation: String {
-        "read \(source.summary) sequentially, \(capacity) decoded rows kept (\(capacity * rowBytes / 1024) KB)"
-    }
+    override var explanation: String { "read \(source.summary) sequentially, row by row" }
 
     /// Sets the number of rows kept and restarts decoding at the top.
     func beginPass(capacity rows: Int) throws {
@@ -112,6 +110,10 @@ final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
             try withStoredRows(inside, w, body)
         }
         return out
+    }
+
+    override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        if !(try _storeStoredRows(self, layout, rect, into: d, w)) { try super.store(rect, into: d, w) }
     }
 }
 

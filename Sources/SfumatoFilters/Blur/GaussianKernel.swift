@@ -28,33 +28,30 @@ struct _GaussianKernel: NeighborhoodKernel {
     func regionOfInterest(for output: Rect) -> Rect { output.insetBy(dx: -radius, dy: -radius) }
 
     func apply(input: FloatTile, output: FloatTile, scratch: TileScratch) throws {
-        let r = radius
         let out = output.rect
-        // Horizontal pass over every input row the vertical pass needs.
-        let mid = scratch.floatTile(Rect(x: out.x, y: input.rect.y, width: out.width, height: input.rect.height))
-        weights.withUnsafeBufferPointer { w in
-            for y in input.rect.y..<input.rect.maxY {
-                let s = input.pointer(x: out.x, y: y)
-                let d = mid.row(y)
-                let w0 = w[0]
-                for x in 0..<out.width {
-                    var acc = s[x] * w0
-                    for k in 1...r { acc += (s[x - k] + s[x + k]) * w[k] }
-                    d[x] = acc
-                }
-            }
-            // Vertical pass: accumulate rows.
-            for y in out.y..<out.maxY {
-                let d = output.row(y)
-                let c = mid.row(y)
-                let w0 = w[0]
-                for x in 0..<out.width { d[x] = c[x] * w0 }
-                for k in 1...r {
-                    let a = mid.row(y - k), b = mid.row(y + k)
-                    let wk = w[k]
-                    for x in 0..<out.width { d[x] += (a[x] + b[x]) * wk }
-                }
-            }
+        let width = out.width
+        // Horizontal pass over every input row the vertical pass needs. Taps outside, pixels
+        // inside: each inner loop streams through one L1-resident row with its weight in a
+        // register (no per-pixel index arithmetic).
+        let mid = scratch.floatTile(Rect(x: out.x, y: input.rect.y, width: width, height: input.rect.height))
+        for y in input.rect.y..<input.rect.maxY {
+            _convolveRow(input.pointer(x: out.x, y: y), stride: 1, into: mid.row(y), width: width)
+        }
+        for y in out.y..<out.maxY {
+            _convolveRow(mid.row(y), stride: mid.stride, into: output.row(y), width: width)
+        }
+    }
+
+    /// d[x] = sum over k of w[|k|] * s[x + k * stride], for x in 0..<width (symmetric taps).
+    @inline(__always)
+    private func _convolveRow(_ s: UnsafeMutablePointer<SIMD4<Float>>, stride: Int,
+                              into d: UnsafeMutablePointer<SIMD4<Float>>, width: Int) {
+        let w0 = weights[0]
+        for x in 0..<width { d[x] = s[x] * w0 }
+        for k in 1...radius {
+            let wk = weights[k]
+            let a = s - k * stride, b = s + k * stride
+            for x in 0..<width { d[x] += (a[x] + b[x]) * wk }
         }
     }
 }
