@@ -201,7 +201,9 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
         self.bitmap = bitmap
         let opaque = bitmap.format == .rgba8 && bitmap.alpha == .straight ? bitmap.isOpaque : false
         layout = _StoredLayout(format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha, opaque: opaque)
-        let byte = ws == .none && bitmap.format == .rgba8
+        // 8-bit tiles only for opaque (or already premultiplied) data: premultiplying straight
+        // 8-bit colour would round away precision that the float path keeps.
+        let byte = ws == .none && bitmap.format == .rgba8 && (opaque || bitmap.alpha == .premultiplied)
         super.init(extent: bitmap.bounds, natural: byte ? .byte : .float, children: [])
     }
 

@@ -112,8 +112,9 @@ class _PointExec: _Exec, @unchecked Sendable {
     init(_ input: _Exec, program: _PointProgram, extent: Rect, ws: WorkingSpace, children: [_Exec]? = nil) {
         self.input = input
         self.program = program
-        let byte = input.natural == .byte && program.isPerChannel
-        super.init(extent: extent, natural: byte ? .byte : .float, children: children ?? [input])
+        // Float even over 8-bit sources: an 8-bit intermediate would clip values outside 0...1
+        // that later filters may bring back. The byte table is used when storing the output.
+        super.init(extent: extent, natural: .float, children: children ?? [input])
         prepareTable(ws)
     }
 
@@ -155,7 +156,7 @@ class _PointExec: _Exec, @unchecked Sendable {
         for i in 0..<count {
             let sp = s + 4 * i, dp = d + 4 * i
             let a = sp[3]
-            if a == 255 || (!premultipliedInput && !premultipliedOutput) {
+            if a == 255 || (a != 0 && !premultipliedInput && !premultipliedOutput) {
                 dp[0] = t[Int(sp[0])]
                 dp[1] = t[256 + Int(sp[1])]
                 dp[2] = t[512 + Int(sp[2])]
