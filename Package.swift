@@ -26,6 +26,10 @@ let package = Package(
         .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters"]),
         .executableTarget(name: "sfumato", dependencies: ["SfumatoCLI"]),
 
+        // The benchmark helper that Benchmarks/bench.py drives (times Sfumato in-process).
+        .executableTarget(name: "sfumato-bench", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters"],
+                          path: "Benchmarks/sfumato-bench"),
+
         // Tests, with shared support (reference implementations, photo loading).
         .target(name: "SfumatoTestSupport", dependencies: ["SfumatoCore", "SfumatoCodecs"], path: "Tests/SfumatoTestSupport"),
         .testTarget(name: "SfumatoCoreTests", dependencies: ["SfumatoCore", "SfumatoTestSupport"]),

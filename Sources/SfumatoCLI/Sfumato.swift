@@ -14,6 +14,7 @@ public enum SfumatoCommand {
           apply     filter an image:        sfumato apply IN -o OUT [-f FILTER]... [--recipe R.json]
           filters   list filters and their parameters
           info      show an image file's format, size, orientation and colour profile
+          gallery   the twelve MetalImageFilters presets, one PNG each
 
         sfumato COMMAND --help shows each command's options.
         """
@@ -37,6 +38,7 @@ public enum SfumatoCommand {
             case "apply": try ApplyCommand.run(rest, output: output)
             case "filters": try FiltersCommand.run(rest, output: output)
             case "info": try InfoCommand.run(rest, output: output)
+            case "gallery": try GalleryCommand.run(rest, output: output)
             case "--help", "-h", "help":
                 output.print(usage)
             case "--version":

@@ -8,7 +8,7 @@ import SfumatoCore
 /// ```
 public struct MedianFilter: Filter, Equatable {
     public static let descriptor = FilterDescriptor(
-        displayName: "Median", coreImageName: "CIMedianFilter", shortName: "median-3x3", category: "Blur",
+        displayName: "Median", coreImageName: "CIMedianFilter", shortName: "median-filter", category: "Blur",
         summary: "3x3 per-channel median (removes speckle noise)", parameters: [])
 
     public init() {}

@@ -7,8 +7,11 @@ struct _MedianKernel: NeighborhoodKernel {
     var radius: Int { diameter / 2 }
 
     var name: String { "median \(diameter)x\(diameter)" }
-    var detail: String { diameter == 3 ? "19-exchange sorting network" : "selection per channel" }
-    var supportsBytes: Bool { diameter == 3 }
+    var detail: String {
+        diameter == 3 ? "19-exchange network, 16 bytes at a time" : diameter == 5 ? "99-exchange network, 16 bytes at a time"
+            : "sliding 256-bin histograms (Huang) on 8-bit, selection on float"
+    }
+    var supportsBytes: Bool { true }
 
     func outputExtent(forInput extent: Rect) -> Rect { extent.insetBy(dx: -radius, dy: -radius) }
     func regionOfInterest(for output: Rect) -> Rect { output.insetBy(dx: -radius, dy: -radius) }
@@ -45,6 +48,8 @@ struct _MedianKernel: NeighborhoodKernel {
     }
 
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        if diameter == 5 { return median5x5(input: input, output: output, scratch: scratch) }
+        if diameter != 3 { return huang(input: input, output: output, scratch: scratch) }
         let out = output.rect
         let w = out.width
         for y in out.y..<out.maxY {
@@ -61,12 +66,58 @@ struct _MedianKernel: NeighborhoodKernel {
                 x += 4
             }
             while x < w {
-                func load(_ p: UnsafeMutablePointer<UInt8>, _ dx: Int) -> SIMD4<UInt8> {
-                    UnsafeRawPointer(p + 4 * (x + dx)).loadUnaligned(as: SIMD4<UInt8>.self)
+                func load(_ p: UnsafeMutablePointer<UInt8>, _ dx: Int) -> SIMD16<UInt8> {
+                    _widen(UnsafeRawPointer(p + 4 * (x + dx)).loadUnaligned(as: SIMD4<UInt8>.self))
                 }
                 let m = _median9(load(a, 0), load(a, 1), load(a, 2), load(b, 0), load(b, 1), load(b, 2), load(c, 0), load(c, 1), load(c, 2))
-                UnsafeMutableRawPointer(d + 4 * x).storeBytes(of: m, as: SIMD4<UInt8>.self)
+                UnsafeMutableRawPointer(d + 4 * x).storeBytes(of: SIMD4(m[0], m[1], m[2], m[3]), as: SIMD4<UInt8>.self)
                 x += 1
+            }
+        }
+    }
+}
+
+extension _MedianKernel {
+    /// Huang's sliding-histogram median, four channels at once: moving one pixel right removes
+    /// a column and adds a column (2 x diameter updates), and the median moves by a few levels.
+    func huang(input: ByteTile, output: ByteTile, scratch: TileScratch) {
+        let out = output.rect
+        let r = radius, d = diameter
+        let rank = (d * d - 1) / 2
+        let hist = scratch.buffer(of: Int32.self, count: 4 * 256)
+        for y in out.y..<out.maxY {
+            hist.update(repeating: 0, count: 4 * 256)
+            var median = SIMD4<Int32>(repeating: 0)
+            var below = SIMD4<Int32>(repeating: 0)   // count of values < median, per channel
+            for dy in -r...r {
+                let row = input.pointer(x: out.x - r, y: y + dy)
+                for k in 0..<(d * 4) { hist[(k & 3) * 256 + Int(row[k])] += 1 }
+            }
+            let dst = output.row(y)
+            for x in 0..<out.width {
+                if x > 0 {
+                    // Slide: drop column x - 1 - r, add column x + r.
+                    for dy in -r...r {
+                        let old = input.pointer(x: out.x + x - 1 - r, y: y + dy)
+                        let new = input.pointer(x: out.x + x + r, y: y + dy)
+                        for c in 0..<4 {
+                            let o = Int32(old[c]), n = Int32(new[c])
+                            hist[c * 256 + Int(o)] -= 1
+                            hist[c * 256 + Int(n)] += 1
+                            if o < median[c] { below[c] -= 1 }
+                            if n < median[c] { below[c] += 1 }
+                        }
+                    }
+                }
+                for c in 0..<4 {
+                    var m = Int(median[c]), b = Int(below[c])
+                    let h = hist + c * 256
+                    while b > rank { m -= 1; b -= Int(h[m]) }
+                    while b + Int(h[m]) <= rank { b += Int(h[m]); m += 1 }
+                    median[c] = Int32(m)
+                    below[c] = Int32(b)
+                    dst[4 * x + c] = UInt8(m)
+                }
             }
         }
     }
@@ -102,8 +153,8 @@ extension SIMD4: _MinMax where Scalar == Float {
     @inline(__always) static func _hi(_ a: Self, _ b: Self) -> Self { _max(a, b) }
 }
 extension SIMD16: _MinMax where Scalar == UInt8 {
-    @inline(__always) static func _lo(_ a: Self, _ b: Self) -> Self { pointwiseMin(a, b) }
-    @inline(__always) static func _hi(_ a: Self, _ b: Self) -> Self { pointwiseMax(a, b) }
+    @inline(__always) static func _lo(_ a: Self, _ b: Self) -> Self { _umin(a, b) }
+    @inline(__always) static func _hi(_ a: Self, _ b: Self) -> Self { _umax(a, b) }
 }
 
 @inline(__always) func _median9<T: _MinMax>(_ p0: T, _ p1: T, _ p2: T, _ p3: T, _ p4: T, _ p5: T, _ p6: T, _ p7: T, _ p8: T) -> T {
@@ -116,13 +167,3 @@ extension SIMD16: _MinMax where Scalar == UInt8 {
     return p4
 }
 
-@inline(__always) func _median9(_ p0: SIMD4<UInt8>, _ p1: SIMD4<UInt8>, _ p2: SIMD4<UInt8>, _ p3: SIMD4<UInt8>, _ p4: SIMD4<UInt8>,
-                                _ p5: SIMD4<UInt8>, _ p6: SIMD4<UInt8>, _ p7: SIMD4<UInt8>, _ p8: SIMD4<UInt8>) -> SIMD4<UInt8> {
-    var r = SIMD4<UInt8>()
-    for c in 0..<4 {
-        var v = [p0[c], p1[c], p2[c], p3[c], p4[c], p5[c], p6[c], p7[c], p8[c]]
-        v.sort()
-        r[c] = v[4]
-    }
-    return r
-}

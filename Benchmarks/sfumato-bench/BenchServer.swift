@@ -1,0 +1,134 @@
+import Foundation
+import SfumatoCodecs
+import SfumatoCore
+import SfumatoFilters
+
+/// A line protocol on standard input so the Python harness can interleave Sfumato with its
+/// peers in one run without paying process start-up per sample:
+///
+///   load KEY PATH                    decode an image into memory          -> ok W H
+///   bytes KEY PATH                   read a file's bytes into memory      -> ok N
+///   decode KEY                       time decoding those bytes            -> ms T
+///   encode-jpeg KEY Q                time JPEG encoding of an image       -> ms T
+///   filter KEY WS OUT SPEC...        time rendering filters over an image -> ms T
+///       WS linear|none; OUT rgba8|float (float: input and output RGBA Float32)
+///       SPEC like the CLI's -f: NAME or NAME:key=value,...; `preset:SLUG` for gallery presets
+///   explain KEY WS SPEC...           the render plan                      -> plan lines, then end
+///   threads N                        threads for later renders            -> ok
+///   quit
+/// Errors answer `error MESSAGE`.
+enum BenchServer {
+    nonisolated(unsafe) static var images: [String: Bitmap] = [:]
+    nonisolated(unsafe) static var floats: [String: Bitmap] = [:]
+    nonisolated(unsafe) static var files: [String: [UInt8]] = [:]
+    nonisolated(unsafe) static var threads = defaultThreadCount
+
+    static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) * 1000 + Double(t.tv_nsec) / 1e6
+    }
+
+    static func reply(_ s: String) {
+        FileHandle.standardOutput.write(Data((s + "\n").utf8))
+    }
+
+    static func main() {
+        while let line = readLine() {
+            let words = line.split(separator: " ").map(String.init)
+            guard let command = words.first else { continue }
+            do {
+                try handle(command, Array(words.dropFirst()))
+            } catch {
+                reply("error \(error)")
+            }
+            if command == "quit" { return }
+        }
+    }
+
+    static func handle(_ command: String, _ a: [String]) throws {
+        switch command {
+        case "load":
+            let b = try ImageIO.read(path: a[1]).bitmap
+            images[a[0]] = b
+            floats[a[0]] = try RenderContext().render(Image(bitmap: b), format: .rgbaFloat32, alpha: .premultiplied)
+            reply("ok \(b.width) \(b.height)")
+        case "bytes":
+            files[a[0]] = try ImageIO.readBytes(path: a[1])
+            reply("ok \(files[a[0]]!.count)")
+        case "decode":
+            let bytes = files[a[0]]!
+            let t0 = now()
+            _ = try ImageIO.read(bytes: bytes)
+            reply("ms \(now() - t0)")
+        case "encode-jpeg":
+            let b = images[a[0]]!
+            let t0 = now()
+            _ = try JPEG.encode(b, options: EncodeOptions(quality: Int(a[1]) ?? 90))
+            reply("ms \(now() - t0)")
+        case "threads":
+            threads = Int(a[0]) ?? defaultThreadCount
+            reply("ok")
+        case "filter", "explain":
+            let key = command == "filter" ? a[0] : a[0]
+            let ws = WorkingSpace(rawValue: a[1]) ?? .linear
+            let float = command == "filter" && a[2] == "float"
+            let specs = Array(a.dropFirst(command == "filter" ? 3 : 2))
+            let source = float ? floats[key]! : images[key]!
+            var recipe = Image(bitmap: source)
+            for spec in specs { recipe = try apply(spec, to: recipe) }
+            let context = RenderContext(options: .init(workingSpace: ws, threads: threads))
+            if command == "explain" {
+                reply(try context.explain(recipe, rect: source.bounds))
+                reply("end")
+                return
+            }
+            let out = try Bitmap(width: source.width, height: source.height, format: float ? .rgbaFloat32 : .rgba8,
+                                 alpha: float ? .premultiplied : .straight)
+            let t0 = now()
+            try context.render(recipe, rect: source.bounds, into: out)
+            reply("ms \(now() - t0)")
+        case "quit":
+            return
+        default:
+            reply("error unknown command \(command)")
+        }
+    }
+
+    static func apply(_ spec: String, to image: Image) throws -> Image {
+        if spec.hasPrefix("preset:") {
+            guard let p = GalleryPreset.named(String(spec.dropFirst(7))) else { throw SfumatoError.unknownName(spec) }
+            return p.apply(to: image, reference: nil)
+        }
+        if spec == "no-fusion-barrier" { return image }
+        let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
+        var values: [String: ParameterValue] = [:]
+        if parts.count == 2 {
+            for kv in splitTopLevel(parts[1]) {
+                let p = kv.split(separator: "=", maxSplits: 1).map(String.init)
+                guard p.count == 2 else { throw SfumatoError.invalidArgument("bad parameter \(kv)") }
+                if p[1].hasPrefix("[") {
+                    values[p[0]] = .vector(p[1].dropFirst().dropLast().split(whereSeparator: { $0 == " " || $0 == ";" }).compactMap { Double($0) })
+                } else if let d = Double(p[1]) {
+                    values[p[0]] = .number(d)
+                } else if p[1] == "true" || p[1] == "false" {
+                    values[p[0]] = .flag(p[1] == "true")
+                } else {
+                    values[p[0]] = .text(p[1])
+                }
+            }
+        }
+        return try FilterRegistry.make(parts[0], values: values).apply(to: image)
+    }
+
+    static func splitTopLevel(_ s: String) -> [String] {
+        var parts: [String] = [], current = "", depth = 0
+        for ch in s {
+            if ch == "[" { depth += 1 }
+            if ch == "]" { depth -= 1 }
+            if ch == "," && depth == 0 { parts.append(current); current = "" } else { current.append(ch) }
+        }
+        parts.append(current)
+        return parts
+    }
+}

@@ -1,0 +1,38 @@
+import SfumatoCore
+
+/// The gallery's median: per-channel median over a `diameter` x `diameter` window (odd, 3...63),
+/// edges clamped. 8-bit data uses a sorting network for 3x3 and sliding histograms above.
+///
+/// ```swift
+/// Median(diameter: 5).apply(to: photo)
+/// ```
+public struct Median: Filter, Equatable {
+    public static let diameter = ParameterSpec.integer("diameter", default: 3, range: 3...63, unit: .pixels,
+                                                       help: "window side, odd")
+    public static let descriptor = FilterDescriptor(
+        displayName: "Median", coreImageName: nil, shortName: "median", category: "Blur",
+        summary: "per-channel median over a square window (odd diameter), edges clamped", parameters: [diameter])
+
+    public var diameter: Int
+
+    public init(diameter: Int = 3) {
+        precondition(diameter % 2 == 1 && diameter >= 3, "median diameter must be odd, 3 or more")
+        self.diameter = diameter
+    }
+
+    public init(arguments a: FilterArguments) throws {
+        let d = Int(a.number(Self.diameter))
+        guard d % 2 == 1 else { throw SfumatoError.invalidArgument("median: diameter must be odd, not \(d)") }
+        diameter = d
+    }
+
+    public var arguments: FilterArguments {
+        var a = FilterArguments()
+        a.set(Self.diameter, .number(Double(diameter)))
+        return a
+    }
+
+    public func apply(to image: Image) -> Image {
+        _withEdges(image, .clamp) { $0.applying(_MedianKernel(diameter: diameter)) }
+    }
+}
