@@ -1,0 +1,264 @@
+import Foundation
+import SfumatoCodecs
+import SfumatoCore
+import SfumatoFilters
+import SfumatoTestSupport
+import Testing
+
+/// Premultiplied working RGBA of pixel (x, y) with edges clamped.
+func clampedPremultiplied(_ b: Bitmap, _ x: Int, _ y: Int, _ ws: WorkingSpace) -> [Double] {
+    let p = Reference.working(b, min(max(x, 0), b.width - 1), min(max(y, 0), b.height - 1), ws)
+    return [p[0] * p[3], p[1] * p[3], p[2] * p[3], p[3]]
+}
+
+/// Checks a neighbourhood filter against `reference`, which maps the clamped premultiplied
+/// window accessor to a premultiplied result, at sampled pixels; 8-bit results within 1 level.
+func checkNeighborhood(_ name: String, _ filter: any Filter, images: [(String, Bitmap)], ws: WorkingSpace = .none,
+                       points: Int = 300, tolerance: Double = 1,
+                       _ reference: (_ at: (Int, Int) -> [Double]) -> [Double]) throws {
+    for (imageName, b) in images {
+        let out = try RenderContext(workingSpace: ws).render(filter.apply(to: Image(bitmap: b)), rect: b.bounds)
+        var worst = 0.0
+        var worstAt = (0, 0)
+        var samples = Pixels.samplePoints(b.width, b.height, count: points)
+        // Borders matter most for edge rules: add every pixel of the first and last rows too.
+        for x in stride(from: 0, to: b.width, by: max(1, b.width / 40)) { samples += [(x, 0), (x, b.height - 1)] }
+        for (x, y) in samples {
+            let want = reference { dx, dy in clampedPremultiplied(b, x + dx, y + dy, ws) }
+            let got = out.bytes(x: x, y: y)
+            let a = min(max(want[3], 0), 1)
+            var diff = abs(Double(got.w) - (a * 255).rounded())
+            if a >= 0.25 {
+                for c in 0..<3 { diff = max(diff, abs(Double(got[c]) - Reference.toLevel(want[c] / a, ws))) }
+            }
+            if diff > worst { worst = diff; worstAt = (x, y) }
+        }
+        #expect(worst <= tolerance, "\(name) on \(imageName): worst \(worst) levels at \(worstAt)")
+    }
+}
+
+enum GalleryImages {
+    /// Real photos (smaller ones, for the slow references) plus synthetic edge cases.
+    static let photos: [(String, Bitmap)] = Photos.all.filter { ["chelsea.png", "rocket.jpg", "camera.png"].contains($0.0) }
+    static let constant = try! Pixels.make(23, 17) { _, _ in SIMD4(0.3, 0.6, 0.9, 1) }
+    static let tiny = try! Pixels.noise(3, 2, seed: 5)
+    static let single = try! Pixels.make(1, 1) { _, _ in SIMD4(0.8, 0.1, 0.5, 1) }
+    static let stripes = try! Pixels.make(40, 31) { x, y in ((x / 3 + y / 5) % 2 == 0) ? SIMD4(1, 1, 1, 1) : SIMD4(0, 0.2, 0, 1) }
+    static let synthetic: [(String, Bitmap)] = [("constant", constant), ("3x2 noise", tiny), ("1x1", single), ("stripes", stripes)]
+    static let withAlpha: [(String, Bitmap)] = [("alpha noise", Photos.alphaNoise)]
+    static var all: [(String, Bitmap)] { photos + synthetic }
+}
+
+func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+
+@Suite("Gallery filters against their definitions")
+struct GalleryFilterTests {
+    @Test("median, any odd diameter, edges clamped", arguments: [3, 5, 7, 9, 15])
+    func medianFilter(d: Int) throws {
+        let r = d / 2
+        try checkNeighborhood("median \(d)", Median(diameter: d), images: GalleryImages.all + GalleryImages.withAlpha) { at in
+            (0..<4).map { c in median((-r...r).flatMap { dy in (-r...r).map { dx in at(dx, dy)[c] } }) }
+        }
+        // Linear light gives the same levels (the median commutes with a monotonic curve) via the float path.
+        try checkNeighborhood("median \(d) linear", Median(diameter: d), images: GalleryImages.photos, ws: .linear) { at in
+            (0..<4).map { c in median((-r...r).flatMap { dy in (-r...r).map { dx in at(dx, dy)[c] } }) }
+        }
+    }
+
+    static func correlate(_ at: (Int, Int) -> [Double], _ w: Int, _ h: Int, _ k: [Double], bias: Double, keepAlpha: Bool) -> [Double] {
+        var acc = [bias, bias, bias, keepAlpha ? 0 : bias]
+        for j in 0..<h {
+            for i in 0..<w {
+                let p = at(i - w / 2, j - h / 2)
+                for c in 0..<4 { acc[c] += k[j * w + i] * p[c] }
+            }
+        }
+        if keepAlpha { acc[3] = at(0, 0)[3] }
+        return acc
+    }
+
+    @Test("convolution: emboss, sharpen, separable and not, any odd size, with bias")
+    func convolution() throws {
+        let kernels: [(Int, Int, [Double], Double)] = [
+            (3, 3, [-2, 0, 0, 0, 1, 0, 0, 0, 2], 0),
+            (3, 3, [-0.5, -1, -0.5, -1, 7, -1, -0.5, -1, -0.5], 0),
+            (5, 3, [1, 2, 3, 2, 1, 0, 0, 0, 0, 0, -1, -2, -3, -2, -1].map { $0 / 9 }, 0.5),  // separable (rank one)
+            (3, 5, [0, 1, 0, 1, 2, 1, 0, 1, 0, 1, -1, 1, 0, 1, 0].map { $0 / 7 }, -0.1),     // not separable
+            (1, 7, [1, 1, 1, 1, 1, 1, 1].map { $0 / 7 }, 0),
+        ]
+        for (w, h, k, bias) in kernels {
+            let f = try Convolution(width: w, height: h, weights: k, bias: bias)
+            try checkNeighborhood("convolution \(w)x\(h)", f, images: GalleryImages.all) { at in
+                Self.correlate(at, w, h, k, bias: bias, keepAlpha: false)
+            }
+        }
+        #expect(throws: SfumatoError.self) { try Convolution(width: 2, height: 3, weights: [1, 2, 3, 4, 5, 6]) }
+        #expect(throws: SfumatoError.self) { try Convolution(width: 3, height: 3, weights: [1, 2]) }
+    }
+
+    @Test("Laplacian with bias, clamped to 0...1, alpha kept", arguments: [0.0, 0.5])
+    func laplacian(bias: Double) throws {
+        try checkNeighborhood("laplacian", Laplacian(bias: bias), images: GalleryImages.all) { at in
+            Self.correlate(at, 3, 3, [0, 1, 0, 1, -4, 1, 0, 1, 0], bias: bias, keepAlpha: true)
+        }
+    }
+
+    @Test("Sobel per channel and on luma")
+    func sobel() throws {
+        func gradient(_ at: (Int, Int) -> [Double], _ c: Int) -> Double {
+            let gx = -at(-1, -1)[c] + at(1, -1)[c] - 2 * at(-1, 0)[c] + 2 * at(1, 0)[c] - at(-1, 1)[c] + at(1, 1)[c]
+            let gy = -at(-1, -1)[c] - 2 * at(0, -1)[c] - at(1, -1)[c] + at(-1, 1)[c] + 2 * at(0, 1)[c] + at(1, 1)[c]
+            return (gx * gx + gy * gy).squareRoot()
+        }
+        try checkNeighborhood("sobel", Sobel(), images: GalleryImages.all) { at in
+            [gradient(at, 0), gradient(at, 1), gradient(at, 2), at(0, 0)[3]]
+        }
+        try checkNeighborhood("sobel grey", Sobel(grey: true), images: GalleryImages.all) { at in
+            let luma: (Int, Int) -> [Double] = { dx, dy in
+                let p = at(dx, dy)
+                let l = 0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2]
+                return [l, l, l, p[3]]
+            }
+            let g = gradient(luma, 0)
+            return [g, g, g, at(0, 0)[3]]
+        }
+    }
+
+    @Test("threshold binary on luma")
+    func threshold() throws {
+        for (name, b) in GalleryImages.all {
+            let out = try RenderContext(workingSpace: .none).render(ThresholdBinary(threshold: 0.5, maximum: 1).apply(to: Image(bitmap: b)))
+            for (x, y) in Pixels.samplePoints(b.width, b.height) {
+                let p = Reference.working(b, x, y, .none)
+                let l = 0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2]
+                if abs(l - 0.5) < 1e-6 { continue }   // on the threshold itself float rounding decides
+                #expect(out.bytes(x: x, y: y).x == (l > 0.5 ? 255 : 0), "\(name) at (\(x), \(y)): luma \(l)")
+            }
+        }
+    }
+
+    @Test("dilate and erode with flat and general probes; area max and min; closing and opening")
+    func morphology() throws {
+        func extreme(_ at: (Int, Int) -> [Double], _ w: Int, _ h: Int, _ probe: [Double], max isMax: Bool) -> [Double] {
+            (0..<4).map { c in
+                var best = isMax ? -Double.infinity : Double.infinity
+                for j in 0..<h {
+                    for i in 0..<w {
+                        let v = at(i - w / 2, j - h / 2)[c]
+                        best = isMax ? Swift.max(best, v - probe[j * w + i]) : Swift.min(best, v + probe[j * w + i])
+                    }
+                }
+                return best
+            }
+        }
+        let disc = Dilate.disc(diameter: 15, radius: 7)
+        // The app's disc is off-centre (its centre is 7.5, 7.5): row 0 holds no tap, row 14 does.
+        #expect(disc.probe[7] == 1 && disc.probe[14 * 15 + 7] == 0)
+        try checkNeighborhood("dilate disc", disc, images: GalleryImages.all) { at in extreme(at, 15, 15, disc.probe, max: true) }
+        let bumpy = (0..<25).map { Double(($0 * 7) % 5) / 20 }   // a general (non-flat) probe
+        try checkNeighborhood("dilate bumpy", try Dilate(width: 5, height: 5, probe: bumpy), images: GalleryImages.all) { at in
+            extreme(at, 5, 5, bumpy, max: true)
+        }
+        try checkNeighborhood("erode bumpy", try Erode(width: 5, height: 5, probe: bumpy), images: GalleryImages.all) { at in
+            extreme(at, 5, 5, bumpy, max: false)
+        }
+        for (w, h) in [(1, 1), (3, 3), (9, 9), (15, 3), (1, 7), (4, 6)] {
+            let zero = [Double](repeating: 0, count: w * h)
+            // Even sizes: the window starts size/2 to the left and above, as MPS does.
+            let ref: ((Int, Int) -> [Double], Bool) -> [Double] = { at, isMax in
+                (0..<4).map { c in
+                    var vals: [Double] = []
+                    for j in 0..<h { for i in 0..<w { vals.append(at(i - w / 2, j - h / 2)[c]) } }
+                    return isMax ? vals.max()! : vals.min()!
+                }
+            }
+            try checkNeighborhood("area max \(w)x\(h)", AreaMax(width: w, height: h), images: GalleryImages.all) { ref($0, true) }
+            try checkNeighborhood("area min \(w)x\(h)", AreaMin(width: w, height: h), images: GalleryImages.all) { ref($0, false) }
+            _ = zero
+        }
+        // Closing and opening against two reference passes over a whole small photo.
+        let b = GalleryImages.photos[0].1
+        for (isClosing, f) in [(true, Closing(width: 9, height: 9) as any Filter), (false, Opening(width: 5, height: 5) as any Filter)] {
+            let out = try RenderContext(workingSpace: .none).render(f.apply(to: Image(bitmap: b)))
+            let r = isClosing ? 4 : 2
+            func pass(_ src: [[SIMD4<UInt8>]], _ isMax: Bool) -> [[SIMD4<UInt8>]] {
+                (0..<b.height).map { y in (0..<b.width).map { x in
+                    var m = src[y][x]
+                    for dy in -r...r { for dx in -r...r {
+                        let v = src[min(max(y + dy, 0), b.height - 1)][min(max(x + dx, 0), b.width - 1)]
+                        m = isMax ? pointwiseMax(m, v) : pointwiseMin(m, v)
+                    } }
+                    return m
+                } }
+            }
+            let src = (0..<b.height).map { y in (0..<b.width).map { x in b.bytes(x: x, y: y) } }
+            let ref = isClosing ? pass(pass(src, true), false) : pass(pass(src, false), true)
+            var mismatches = 0
+            for y in 0..<b.height { for x in 0..<b.width where out.bytes(x: x, y: y) != ref[y][x] { mismatches += 1 } }
+            #expect(mismatches == 0, "\(isClosing ? "closing" : "opening"): \(mismatches) pixels differ")
+        }
+    }
+
+    @Test("histogram equalization and specification follow their tables exactly")
+    func histograms() throws {
+        for (name, b) in GalleryImages.photos + [("constant", GalleryImages.constant), ("stripes", GalleryImages.stripes)] {
+            let out = try RenderContext(workingSpace: .none).render(HistogramEqualization().apply(to: Image(bitmap: b)))
+            var counts = [[Int]](repeating: [Int](repeating: 0, count: 256), count: 3)
+            for y in 0..<b.height { for x in 0..<b.width { let p = b.bytes(x: x, y: y); for c in 0..<3 { counts[c][Int(p[c])] += 1 } } }
+            // Reference: OpenCV's equalizeHist convention, written out.
+            let luts = counts.map { h -> [Int] in
+                let n = h.reduce(0, +)
+                let cmin = h.first { $0 > 0 }!
+                if cmin == n { return Array(0..<256) }
+                var cdf = 0
+                return h.map { cdf += $0; return Int((255 * Double(cdf - cmin) / Double(n - cmin)).rounded()) }
+            }
+            var bad = 0
+            for y in 0..<b.height { for x in 0..<b.width {
+                let p = b.bytes(x: x, y: y), q = out.bytes(x: x, y: y)
+                for c in 0..<3 where Int(q[c]) != luts[c][Int(p[c])] { bad += 1 }
+            } }
+            #expect(bad == 0, "equalization of \(name): \(bad) values differ")
+        }
+        // Specification: the result's cumulative histogram follows the reference's.
+        let src = GalleryImages.photos[0].1, ref = GalleryImages.photos[1].1
+        let out = try RenderContext(workingSpace: .none).render(HistogramSpecification(reference: Image(bitmap: ref)).apply(to: Image(bitmap: src)))
+        func cdf(_ b: Bitmap, _ c: Int) -> [Double] {
+            var h = [Double](repeating: 0, count: 256)
+            for y in 0..<b.height { for x in 0..<b.width { h[Int(b.bytes(x: x, y: y)[c])] += 1 } }
+            var acc = 0.0
+            return h.map { acc += $0; return acc / Double(b.width * b.height) }
+        }
+        for c in 0..<3 {
+            let a = cdf(out, c), r = cdf(ref, c)
+            // Matching is exact up to the granularity of the source's levels: compare at 25/50/75%.
+            for q in [0.25, 0.5, 0.75] {
+                let la = a.firstIndex { $0 >= q }!, lr = r.firstIndex { $0 >= q }!
+                #expect(abs(la - lr) <= 3, "channel \(c) quantile \(q): \(la) vs \(lr)")
+            }
+            // And each level maps to the smallest level whose reference CDF reaches the source CDF.
+            let s = cdf(src, c)
+            for level in stride(from: 0, to: 256, by: 17) where level == 0 || s[level] > s[level - 1] {
+                let d = r.firstIndex { $0 >= s[level] - 1e-12 } ?? 255
+                let p = (0..<src.height).lazy.flatMap { y in (0..<src.width).lazy.map { x in (x, y) } }.first { src.bytes(x: $0.0, y: $0.1)[c] == level }
+                if let (x, y) = p { #expect(Int(out.bytes(x: x, y: y)[c]) == d) }
+            }
+        }
+    }
+
+    @Test("presets: twelve, named as the app, kebab-case slugs, each renders a real photo")
+    func presets() throws {
+        #expect(GalleryPreset.all.map(\.name) == ["Pass Through", "Gaussian Blur", "Median", "Laplacian", "Sobel", "Threshold Binary",
+                                                   "Convolution Emboss", "Convolution Sharpen", "Dilate Bokeh", "Morphology Closing",
+                                                   "Histogram Equalization", "Histogram Specification"])
+        #expect(GalleryPreset.all.map(\.slug).allSatisfy { $0 == $0.lowercased() && !$0.contains(" ") })
+        let b = GalleryImages.photos[0].1
+        for p in GalleryPreset.all {
+            let out = try RenderContext(workingSpace: .none).render(p.apply(to: Image(bitmap: b), reference: Image(bitmap: GalleryImages.photos[1].1)), rect: b.bounds)
+            #expect(out.width == b.width && out.height == b.height)
+        }
+        // Pass Through is exact.
+        let pass = try RenderContext(workingSpace: .none).render(GalleryPreset.all[0].apply(to: Image(bitmap: b), reference: nil))
+        #expect(pass == b)
+    }
+}
