@@ -1,0 +1,28 @@
+import os
+import pathlib
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+PHOTOS = ROOT / "Tests" / "Fixtures" / "photos"
+
+
+def sfumato_binary() -> str:
+    path = os.environ.get("SFUMATO")
+    if not path:
+        path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout.strip() + "/sfumato"
+    assert os.path.exists(path), f"sfumato binary not found at {path}: build with swift build -c release"
+    return path
+
+
+@pytest.fixture(scope="session")
+def sfumato() -> str:
+    return sfumato_binary()
+
+
+def real_photo() -> pathlib.Path:
+    """The PencilController photo when the shared data folder is there, else a bundled one."""
+    shared = ROOT.parent / "shared" / "data" / "pencilcontroller-DSCF0786.jpg"
+    return shared if shared.exists() else PHOTOS / "rocket.jpg"

@@ -1,0 +1,146 @@
+"""The twelve MetalImageFilters presets, as written by `sfumato gallery`, against OpenCV,
+scipy.ndimage and NumPy computing the same definitions on the same 8-bit sRGB-encoded values
+(spec/FILTERS.md and spec/SEEDS.md). Tolerance: one level, except where a definition has a
+knife edge (threshold luma exactly at 0.5)."""
+import math
+import subprocess
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+from scipy import ndimage
+
+from conftest import PHOTOS, real_photo
+
+BORDER = cv2.BORDER_REPLICATE
+
+
+@pytest.fixture(scope="module")
+def gallery(sfumato, tmp_path_factory):
+    out = tmp_path_factory.mktemp("gallery")
+    photo = real_photo()
+    reference = PHOTOS / "coffee.png"
+    subprocess.run([sfumato, "gallery", str(photo), "-o", str(out), "--reference", str(reference)], check=True,
+                   capture_output=True)
+    src = np.asarray(Image.open(photo).convert("RGB"))
+    ref = np.asarray(Image.open(reference).convert("RGB"))
+
+    def result(slug):
+        im = Image.open(out / f"{slug}.png")
+        return np.asarray(im.convert("RGBA"))
+
+    return src, ref, result
+
+
+def assert_close(got, want, tolerance=1, mask=None, what=""):
+    got = got.astype(np.int32)
+    want = np.asarray(want).astype(np.int32)
+    diff = np.abs(got - want)
+    if mask is not None:
+        diff = diff[mask]
+    worst = int(diff.max()) if diff.size else 0
+    assert worst <= tolerance, f"{what}: worst difference {worst} levels ({int((diff > tolerance).sum())} values over)"
+
+
+def to8(x):
+    return np.clip(np.rint(x), 0, 255).astype(np.uint8)
+
+
+def test_all_twelve_written(gallery):
+    src, _, result = gallery
+    for slug in ["pass-through", "gaussian-blur", "median", "laplacian", "sobel", "threshold-binary", "convolution-emboss",
+                 "convolution-sharpen", "dilate-bokeh", "morphology-closing", "histogram-equalization",
+                 "histogram-specification"]:
+        assert result(slug).shape[:2] == src.shape[:2], slug
+
+
+def test_pass_through(gallery):
+    src, _, result = gallery
+    assert_close(result("pass-through")[..., :3], src, 0, what="pass through")
+
+
+def test_gaussian_blur_sigma5_transparent_edges(gallery):
+    # Edges read as transparent black: blur premultiplied colour and alpha with zeros outside,
+    # then the PNG stores straight colour = blurred colour / blurred alpha.
+    src, _, result = gallery
+    got = result("gaussian-blur").astype(np.float64)
+    rgb = src.astype(np.float64)
+    alpha = np.ones(src.shape[:2])
+    blur = lambda a: ndimage.gaussian_filter(a, sigma=5, mode="constant", cval=0.0, truncate=3.0)
+    a = blur(alpha)
+    assert_close(got[..., 3], to8(a * 255), what="blur alpha")
+    mask = a >= 0.25
+    for c in range(3):
+        assert_close(got[..., c], to8(blur(rgb[..., c]) / np.maximum(a, 1e-9)), mask=mask, what=f"blur channel {c}")
+
+
+def test_median_5x5(gallery):
+    src, _, result = gallery
+    assert_close(result("median")[..., :3], cv2.medianBlur(src, 5), 0, what="median 5x5")
+
+
+def filter2d(src, kernel, bias=0.0):
+    return to8(cv2.filter2D(src.astype(np.float64), -1, np.array(kernel, np.float64), borderType=BORDER) + bias * 255)
+
+
+def test_laplacian(gallery):
+    src, _, result = gallery
+    assert_close(result("laplacian")[..., :3], filter2d(src, [[0, 1, 0], [1, -4, 1], [0, 1, 0]]), what="laplacian")
+    assert (result("laplacian")[..., 3] == 255).all()
+
+
+def test_sobel_per_channel(gallery):
+    src, _, result = gallery
+    f = src.astype(np.float64) / 255
+    gx = cv2.Sobel(f, cv2.CV_64F, 1, 0, ksize=3, borderType=BORDER)
+    gy = cv2.Sobel(f, cv2.CV_64F, 0, 1, ksize=3, borderType=BORDER)
+    assert_close(result("sobel")[..., :3], to8(np.sqrt(gx * gx + gy * gy) * 255), what="sobel")
+    assert (result("sobel")[..., 3] == 255).all()
+
+
+def test_threshold_binary(gallery):
+    src, _, result = gallery
+    f = src.astype(np.float64) / 255
+    luma = 0.299 * f[..., 0] + 0.587 * f[..., 1] + 0.114 * f[..., 2]
+    want = np.where(luma > 0.5, 255, 0)
+    knife = np.abs(luma - 0.5) < 1e-6
+    for c in range(3):
+        assert_close(result("threshold-binary")[..., c], want, 0, mask=~knife, what="threshold")
+
+
+def test_convolutions(gallery):
+    src, _, result = gallery
+    assert_close(result("convolution-emboss")[..., :3], filter2d(src, [[-2, 0, 0], [0, 1, 0], [0, 0, 2]]), what="emboss")
+    sharpen = [[-0.5, -1, -0.5], [-1, 7, -1], [-0.5, -1, -0.5]]
+    assert_close(result("convolution-sharpen")[..., :3], filter2d(src, sharpen), what="sharpen")
+
+
+def test_dilate_bokeh_disc(gallery):
+    src, _, result = gallery
+    disc = np.array([[1 if math.hypot(i - 7.5, j - 7.5) < 7 else 0 for j in range(15)] for i in range(15)], np.uint8)
+    want = cv2.dilate(src, disc, anchor=(7, 7), borderType=BORDER)
+    assert_close(result("dilate-bokeh")[..., :3], want, 0, what="dilate disc")
+
+
+def test_morphology_closing_9x9(gallery):
+    src, _, result = gallery
+    want = cv2.morphologyEx(src, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8), borderType=BORDER)
+    assert_close(result("morphology-closing")[..., :3], want, 0, what="closing")
+
+
+def test_histogram_equalization(gallery):
+    src, _, result = gallery
+    want = np.dstack([cv2.equalizeHist(np.ascontiguousarray(src[..., c])) for c in range(3)])
+    assert_close(result("histogram-equalization")[..., :3], want, 0, what="equalization")
+
+
+def test_histogram_specification(gallery):
+    # Each level s maps to the smallest level d with CDF_ref(d) >= CDF_src(s), per channel.
+    src, ref, result = gallery
+    got = result("histogram-specification")
+    for c in range(3):
+        cs = np.cumsum(np.bincount(src[..., c].ravel(), minlength=256)) / src[..., c].size
+        cr = np.cumsum(np.bincount(ref[..., c].ravel(), minlength=256)) / ref[..., c].size
+        lut = np.array([int(np.argmax(cr >= v - 1e-12)) for v in cs], np.uint8)
+        assert_close(got[..., c], lut[src[..., c]], 0, what=f"specification channel {c}")
