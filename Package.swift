@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "SfumatoCore", targets: ["SfumatoCore"]),
         .library(name: "SfumatoCodecs", targets: ["SfumatoCodecs"]),
         .library(name: "SfumatoFilters", targets: ["SfumatoFilters"]),
+        .library(name: "SfumatoInk", targets: ["SfumatoInk"]),
         .executable(name: "sfumato", targets: ["sfumato"]),
     ],
     targets: [
@@ -21,13 +22,14 @@ let package = Package(
         .target(name: "SfumatoCore"),
         .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2"]),
         .target(name: "SfumatoFilters", dependencies: ["SfumatoCore"]),
+        .target(name: "SfumatoInk", dependencies: ["SfumatoCore", "SfumatoFilters"]),
 
         // The command-line tool: its commands live in a library so tests can drive them.
-        .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters"]),
+        .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk"]),
         .executableTarget(name: "sfumato", dependencies: ["SfumatoCLI"]),
 
         // The benchmark helper that Benchmarks/bench.py drives (times Sfumato in-process).
-        .executableTarget(name: "sfumato-bench", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters"],
+        .executableTarget(name: "sfumato-bench", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk"],
                           path: "Benchmarks/sfumato-bench"),
 
         // Tests, with shared support (reference implementations, photo loading).
@@ -35,6 +37,7 @@ let package = Package(
         .testTarget(name: "SfumatoCoreTests", dependencies: ["SfumatoCore", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoCodecsTests", dependencies: ["SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoFiltersTests", dependencies: ["SfumatoFilters", "SfumatoCodecs", "SfumatoTestSupport"]),
+        .testTarget(name: "SfumatoInkTests", dependencies: ["SfumatoInk", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoCLITests", dependencies: ["SfumatoCLI", "SfumatoFilters", "SfumatoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@ import Foundation
 import SfumatoCodecs
 import SfumatoCore
 import SfumatoFilters
+import SfumatoInk
 
 /// A line protocol on standard input so the Python harness can interleave Sfumato with its
 /// peers in one run without paying process start-up per sample:
@@ -15,6 +16,7 @@ import SfumatoFilters
 ///       SPEC like the CLI's -f: NAME or NAME:key=value,...; `preset:SLUG` for gallery presets
 ///   explain KEY WS SPEC...           the render plan                      -> plan lines, then end
 ///   threads N                        threads for later renders            -> ok
+///   ink N WIDTH                      an N-sample stroke on a 1920x1280 layer -> ms T batch4 T p99 T
 ///   quit
 /// Errors answer `error MESSAGE`.
 enum BenchServer {
@@ -88,6 +90,33 @@ enum BenchServer {
             let t0 = now()
             try context.render(recipe, rect: source.bounds, into: out)
             reply("ms \(now() - t0)")
+        case "ink":
+            // ink N WIDTH: a N-sample stroke WIDTH px wide across a 1920x1280 layer (whole),
+            // then the median time of extending a stroke by batches of 4 samples.
+            let n = Int(a[0]) ?? 1000, width = Double(a[1]) ?? 60
+            let samples = (0..<n).map { k -> PenSample in
+                let t = Double(k) / Double(n - 1)
+                return PenSample(x: 100 + 1700 * t, y: 640 + 400 * sin(t * 9), pressure: 1, altitude: 1.2, timestamp: Double(k))
+            }
+            let settings = BrushSettings(kind: .pen, color: "#336699", width: [width, width])
+            let layer = try InkLayer(width: 1920, height: 1280)
+            // A warm layer, as in the studio (the first touch of fresh pages is the kernel's cost).
+            layer.draw(Stroke(brush: settings, samples: samples))
+            layer.clear()
+            let t0 = now()
+            layer.draw(Stroke(brush: settings, samples: samples))
+            let whole = now() - t0
+            let r = layer.begin(settings)
+            var batches: [Double] = []
+            var i = 0
+            while i < n {
+                let t1 = now()
+                r.append(Array(samples[i..<min(n, i + 4)]))
+                batches.append(now() - t1)
+                i += 4
+            }
+            batches.sort()
+            reply("ms \(whole) batch4 \(batches[batches.count / 2]) p99 \(batches[batches.count * 99 / 100])")
         case "quit":
             return
         default:

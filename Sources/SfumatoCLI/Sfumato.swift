@@ -15,6 +15,7 @@ public enum SfumatoCommand {
           filters   list filters and their parameters
           info      show an image file's format, size, orientation and colour profile
           gallery   the twelve MetalImageFilters presets, one PNG each
+          ink       render a scene of pen strokes (brushes, pressure, tilt, fade)
 
         sfumato COMMAND --help shows each command's options.
         """
@@ -39,6 +40,7 @@ public enum SfumatoCommand {
             case "filters": try FiltersCommand.run(rest, output: output)
             case "info": try InfoCommand.run(rest, output: output)
             case "gallery": try GalleryCommand.run(rest, output: output)
+            case "ink": try InkCommand.run(rest, output: output)
             case "--help", "-h", "help":
                 output.print(usage)
             case "--version":

@@ -77,13 +77,14 @@ public final class RenderContext: Sendable {
         return bitmap
     }
 
-    /// Renders `rect` of the image into `bitmap`, whose top-left pixel receives (`rect.x`, `rect.y`).
-    public func render(_ image: Image, rect: Rect, into bitmap: Bitmap) throws {
-        guard rect.width <= bitmap.width, rect.height <= bitmap.height else {
-            throw SfumatoError.invalidArgument("region \(rect) does not fit a \(bitmap.width)x\(bitmap.height) bitmap")
+    /// Renders `rect` of the image into `bitmap`; pixel (`rect.x`, `rect.y`) lands at `origin`
+    /// (default: the bitmap's top-left pixel).
+    public func render(_ image: Image, rect: Rect, into bitmap: Bitmap, at origin: (x: Int, y: Int) = (0, 0)) throws {
+        guard origin.x >= 0, origin.y >= 0, origin.x + rect.width <= bitmap.width, origin.y + rect.height <= bitmap.height else {
+            throw SfumatoError.invalidArgument("region \(rect) at \(origin) does not fit a \(bitmap.width)x\(bitmap.height) bitmap")
         }
-        let d = _Destination(base: bitmap.baseAddress, rowBytes: bitmap.rowBytes, rect: rect, format: bitmap.format,
-                             encoding: bitmap.encoding, alpha: bitmap.alpha)
+        let d = _Destination(base: bitmap.row(origin.y) + origin.x * bitmap.format.bytesPerPixel, rowBytes: bitmap.rowBytes,
+                             rect: rect, format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha)
         try withExtendedLifetime(bitmap) {
             try run(image, rect: rect, destination: .memory(d))
         }

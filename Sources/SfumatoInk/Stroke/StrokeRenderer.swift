@@ -1,0 +1,236 @@
+import Foundation
+import SfumatoCore
+
+/// Rasterises one stroke incrementally: each batch of samples renders only the part of the
+/// stroke it changes and reports the dirty rectangle.
+///
+/// A span of the spline (between samples i and i + 1) depends on samples i - 1 ... i + 2, so it is
+/// final once sample i + 2 has arrived; the newest span is drawn provisionally (with a reflected
+/// end) into a separate mask that the next batch replaces. When the stroke finishes, the last span
+/// is drawn final, so an incremental stroke ends pixel for pixel equal to drawing the whole
+/// stroke at once.
+public final class StrokeRenderer {
+    /// The brush settings.
+    public let settings: BrushSettings
+    /// Layer pixels per document pixel.
+    public let scale: Double
+    /// The layer's pixel rectangle (drawing is clipped to it).
+    public let clip: Rect
+    let brush: any Brush
+    private let pressure: ToneCurveSplineEvaluator
+    private var points: [InkPoint] = []
+    private(set) var samples: [PenSample] = []
+    private var finalSpans = 0
+    let committed: _CoverageMask
+    private var provisional: _CoverageMask
+    private var provisionalBounds = Rect.zero
+    private var hasPressure: Bool
+    /// Whether `finish()` has been called.
+    public private(set) var isFinished = false
+
+    /// Starts a stroke on a layer of `clip` pixels at `scale` layer pixels per document pixel.
+    public init(settings: BrushSettings, scale: Double, clip: Rect, hasPressure: Bool = true) {
+        self.settings = settings
+        self.scale = scale
+        self.clip = clip
+        brush = settings.makeBrush()
+        pressure = ToneCurveSplineEvaluator(settings.pressureFunction)
+        committed = _CoverageMask(scale: scale)
+        provisional = _CoverageMask(scale: scale)
+        self.hasPressure = hasPressure && settings.noPressure != true
+    }
+
+    /// How the stroke meets the layer.
+    public var blend: BrushBlend { brush.blend }
+
+    /// Adds samples (predicted ones are ignored) and returns the layer pixels that changed.
+    @discardableResult
+    public func append(_ new: [PenSample]) -> Rect {
+        precondition(!isFinished, "append after finish")
+        let real = new.filter { !$0.predicted }.map(\.sanitized)
+        if real.isEmpty { return .zero }
+        if samples.isEmpty && real.allSatisfy({ $0.pointerKind == .mouse }) { hasPressure = false }
+        samples += real
+        for s in real {
+            let p = min(max(pressure.value(s.pressure), 0), 1)
+            points.append(brush.ink(for: s, pressure: p, hasPressure: hasPressure))
+        }
+        var dirty = provisionalBounds
+        // Spans whose four control points are all known are final now: their pieces join the
+        // run being merged; runs that can no longer grow are drawn final.
+        while finalSpans + 2 < points.count {
+            for piece in _StrokeGeometry.span(points, finalSpans, scale: scale) {
+                for done in run.add(piece) { dirty = dirty.union(committed.draw(done, clip: clip)) }
+            }
+            finalSpans += 1
+        }
+        dirty = dirty.union(redrawProvisional())
+        return dirty
+    }
+
+    /// Consecutive final pieces that one straight piece can stand for.
+    private var run = _PieceRun()
+
+    /// Draws the newest span (or the first dot) provisionally.
+    private func redrawProvisional() -> Rect {
+        provisional.clear()
+        var area = Rect.zero
+        for piece in run.pending { area = area.union(provisional.draw(piece, clip: clip)) }
+        if points.count == 1 {
+            area = provisional.draw(_StrokeGeometry.piece(SIMD2(points[0].x, points[0].y), SIMD2(points[0].x, points[0].y),
+                                                          points[0], points[0], 0, 1, scale), clip: clip)
+        } else if points.count >= 2 {
+            for piece in _StrokeGeometry.span(points, points.count - 2, scale: scale) {
+                area = area.union(provisional.draw(piece, clip: clip))
+            }
+        }
+        let dirty = area.union(provisionalBounds)
+        provisionalBounds = area
+        return dirty
+    }
+
+    /// Ends the stroke: the last span becomes final. Returns the pixels that changed.
+    @discardableResult
+    public func finish() -> Rect {
+        if isFinished { return .zero }
+        isFinished = true
+        var dirty = provisionalBounds
+        provisional.clear()
+        provisionalBounds = .zero
+        // The last span is final now; flush it through the run like every other.
+        var last: [_Piece] = []
+        if points.count == 1 {
+            last = [_StrokeGeometry.piece(SIMD2(points[0].x, points[0].y), SIMD2(points[0].x, points[0].y), points[0], points[0], 0, 1, scale)]
+        } else if points.count >= 2 {
+            last = _StrokeGeometry.span(points, points.count - 2, scale: scale)
+        }
+        for piece in last { for done in run.add(piece) { dirty = dirty.union(committed.draw(done, clip: clip)) } }
+        for done in run.flush() { dirty = dirty.union(committed.draw(done, clip: clip)) }
+        return dirty
+    }
+
+    /// Everything the stroke has drawn so far, in layer pixels.
+    public var bounds: Rect { committed.bounds.union(provisionalBounds) }
+
+    /// The stroke's premultiplied value at a layer pixel (the stronger of final and provisional).
+    @inline(__always)
+    func value(x: Int, y: Int) -> SIMD4<Float> {
+        let a = committed.value(x: x, y: y)
+        if provisionalBounds.isEmpty { return a }
+        let b = provisional.value(x: x, y: y)
+        return b.w > a.w ? b : a
+    }
+
+    /// Calls `body` for each 64x64 tile the stroke touches, clipped to `area`, with the tile's
+    /// pixels (committed and, where present, provisional; tile-local rows of 64).
+    func forEachTile(in area: Rect, _ body: (Rect, UnsafePointer<SIMD4<Float>>?, UnsafePointer<SIMD4<Float>>?) -> Void) {
+        let s = _CoverageMask.tileSize
+        var seen = Set<Int>()
+        for (tx, ty) in committed.tileCoordinates + provisional.tileCoordinates {
+            let k = _CoverageMask.key(tx, ty)
+            if seen.contains(k) { continue }
+            seen.insert(k)
+            let r = Rect(x: tx * s, y: ty * s, width: s, height: s).intersection(area)
+            if r.isEmpty { continue }
+            body(r, committed.existingTile(tx, ty).map { UnsafePointer($0) }, provisional.existingTile(tx, ty).map { UnsafePointer($0) })
+        }
+    }
+
+    /// Composites the stroke over (or, for the eraser, out of) premultiplied float pixels:
+    /// `row(y)` gives the pixels of row y starting at column `area.x`.
+    func composite(onto row: (Int) -> UnsafeMutablePointer<SIMD4<Float>>, area: Rect) {
+        let s = _CoverageMask.tileSize
+        forEachTile(in: area) { r, c, p in
+            let tx = r.x >= 0 ? r.x / s : (r.x - s + 1) / s, ty = r.y >= 0 ? r.y / s : (r.y - s + 1) / s
+            for y in r.y..<r.maxY {
+                let out = row(y) + (r.x - area.x)
+                let base = (y - ty * s) * s + (r.x - tx * s)
+                for i in 0..<r.width {
+                    var m = c?[base + i] ?? .zero
+                    if let p, p[base + i].w > m.w { m = p[base + i] }
+                    if m.w <= 0 { continue }
+                    out[i] = blend == .over ? m + out[i] * (1 - m.w) : out[i] * (1 - m.w)
+                }
+            }
+        }
+    }
+}
+
+/// The pressure curve evaluated through a 1024-entry table (the spline itself in Double is
+/// exact but slow for every sample of every stroke).
+struct ToneCurveSplineEvaluator {
+    let table: [Double]
+    let identity: Bool
+    init(_ f: SfumatoFilters.ToneCurveSpline) {
+        identity = f.xs == [0, 1] && f.ys == [0, 1]
+        table = identity ? [] : (0...1024).map { f.value(at: Double($0) / 1024) }
+    }
+    func value(_ p: Double) -> Double {
+        if identity { return p }
+        let x = min(max(p, 0), 1) * 1024
+        let i = min(Int(x), 1023)
+        return table[i] + (table[i + 1] - table[i]) * (x - Double(i))
+    }
+}
+
+import SfumatoFilters
+
+/// Merges consecutive pieces into one while the result stays within 0.1 px of every joint (and
+/// width, opacity and colour stay linear), so a wide stroke of dense samples is drawn as a few
+/// long pieces instead of hundreds of overlapping short ones. Decisions depend only on the
+/// pieces seen so far, so drawing incrementally and drawing at once merge identically.
+struct _PieceRun {
+    /// Joint points of the run: (x, y, radius, opacity, colour).
+    private var joints: [_Piece] = []
+
+    /// The run's pieces not yet drawn final.
+    var pending: [_Piece] { joints }
+
+    /// Adds a piece; returns merged pieces that are final.
+    mutating func add(_ p: _Piece) -> [_Piece] {
+        if joints.isEmpty { joints = [p]; return [] }
+        let first = joints[0]
+        if joints.count < 64 && p.textured == first.textured && fits(first, joints + [p]) {
+            joints.append(p)
+            return []
+        }
+        let done = merged()
+        joints = [p]
+        return [done]
+    }
+
+    /// Everything left, merged.
+    mutating func flush() -> [_Piece] {
+        if joints.isEmpty { return [] }
+        let done = merged()
+        joints = []
+        return [done]
+    }
+
+    private func merged() -> _Piece {
+        var m = joints[0]
+        let last = joints[joints.count - 1]
+        m.bx = last.bx; m.by = last.by; m.br = last.br; m.ob = last.ob; m.cb = last.cb
+        return m
+    }
+
+    /// Whether one piece from the first start to the last end reproduces every joint.
+    private func fits(_ first: _Piece, _ all: [_Piece]) -> Bool {
+        let end = all[all.count - 1]
+        let dx = end.bx - first.ax, dy = end.by - first.ay
+        let len2 = dx * dx + dy * dy
+        if len2 < 1e-6 { return false }
+        for q in all.dropLast() {
+            let px = q.bx - first.ax, py = q.by - first.ay
+            let t = (px * dx + py * dy) / len2
+            if t <= 0 || t >= 1 { return false }
+            let off = abs(px * dy - py * dx) / len2.squareRoot()
+            if off > 0.1 { return false }
+            if abs(q.br - (first.ar + (end.br - first.ar) * t)) > 0.05 { return false }
+            if abs(q.ob - (first.oa + (end.ob - first.oa) * t)) > 0.004 { return false }
+            let c = first.ca + (end.cb - first.ca) * t - q.cb
+            if max(abs(c.x), abs(c.y), abs(c.z)) > 0.004 { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import SfumatoCore
+import SfumatoInk
+import SfumatoTestSupport
+import Testing
+
+/// A straight horizontal stroke of `n` samples from x0 to x1 at height y.
+func line(_ n: Int, x0: Double = 20, x1: Double = 380, y: Double = 50, pressure: Double = 0.5, altitude: Double = .pi / 2,
+          azimuth: Double = 0, kind: PointerKind = .pen) -> [PenSample] {
+    (0..<n).map { k in
+        PenSample(x: x0 + (x1 - x0) * Double(k) / Double(max(n - 1, 1)), y: y, pressure: pressure, altitude: altitude,
+                  azimuth: azimuth, pointerKind: kind, timestamp: Double(k) * 4)
+    }
+}
+
+/// Premultiplied float pixel of a layer.
+func px(_ layer: InkLayer, _ x: Int, _ y: Int) -> SIMD4<Float> {
+    layer.accumulator.bitmap.pixel(x: x, y: y)
+}
+
+func hue(_ c: SIMD3<Float>) -> Double {
+    let mx = max(c.x, c.y, c.z), mn = min(c.x, c.y, c.z), d = Double(mx - mn)
+    if d == 0 { return 0 }
+    var h: Double
+    if mx == c.x { h = Double(c.y - c.z) / d } else if mx == c.y { h = 2 + Double(c.z - c.x) / d } else { h = 4 + Double(c.x - c.y) / d }
+    h /= 6
+    return h < 0 ? h + 1 : h
+}
+
+@Suite("Ink")
+struct InkTests {
+    @Test("a straight force-pen stroke at pressure p is 20p pixels wide and has hue p", arguments: [0.1, 0.25, 0.5, 0.75, 0.95])
+    func forcePen(p: Double) throws {
+        let layer = try InkLayer(width: 400, height: 100)
+        layer.draw(Stroke(brush: BrushSettings(kind: .forcePen), samples: line(60, pressure: p)))
+        for x in [100, 200, 300] {
+            let width = (0..<100).reduce(0.0) { $0 + Double(px(layer, x, $1).w) }
+            #expect(abs(width - 20 * p) <= 0.5, "pressure \(p): \(width) px wide at x \(x)")
+        }
+        let c = px(layer, 200, 50)
+        #expect(abs(hue(SIMD3(c.x, c.y, c.z) / c.w) - p) < 0.01 || abs(hue(SIMD3(c.x, c.y, c.z) / c.w) - p + 1) < 0.01)
+        // A mouse (no pressure hardware): 10 wide and grey.
+        let mouse = try InkLayer(width: 400, height: 100)
+        mouse.draw(Stroke(brush: BrushSettings(kind: .forcePen), samples: line(60, pressure: 0.5, kind: .mouse)))
+        let w = (0..<100).reduce(0.0) { $0 + Double(px(mouse, 200, $1).w) }
+        #expect(abs(w - 10) <= 0.5)
+        let g = px(mouse, 200, 50)
+        #expect(abs(g.x - 0.5) < 0.01 && abs(g.y - 0.5) < 0.01 && abs(g.z - 0.5) < 0.01)
+    }
+
+    @Test("pencil: line width force x 4 upright; shading width by altitude and opacity force / 4 when tilted")
+    func pencil() throws {
+        let pressure = 0.5, force = pressure * 4.17
+        let upright = try InkLayer(width: 400, height: 100)
+        upright.draw(Stroke(brush: BrushSettings(kind: .pencil), samples: line(40, pressure: pressure, altitude: 1.2)))
+        let lineWidth = (0..<100).reduce(0.0) { $0 + Double(px(upright, 200, $1).w) }
+        #expect(abs(lineWidth - force * 4) <= 0.5, "line \(lineWidth)")
+        for altitude in [0.1, 0.25, 0.35, 0.45] {
+            let layer = try InkLayer(width: 400, height: 140)
+            layer.draw(Stroke(brush: BrushSettings(kind: .pencil), samples: line(40, y: 70, pressure: pressure, altitude: altitude)))
+            let a = max(0.25, altitude), n = (a - 0.25) / (Double.pi / 6 - 0.25)
+            let expected = max(60 * (1 - n), 5)
+            // Width: coverage summed across the stroke (alpha / (grain x opacity) is the coverage).
+            let opacity = force / 4
+            let span = (0..<140).reduce(0.0) { $0 + Double(px(layer, 200, $1).w) / Double(PencilGrain.shared.value(x: 200, y: $1)) / opacity }
+            #expect(abs(span - expected) <= 0.5, "altitude \(altitude): \(span) wide, expected \(expected)")
+            // Opacity: inside the stroke, alpha / grain is the opacity.
+            var ratios: [Double] = []
+            for y in (70 - Int(expected / 2) + 2)..<(70 + Int(expected / 2) - 2) {
+                for x in stride(from: 100, to: 300, by: 7) {
+                    ratios.append(Double(px(layer, x, y).w) / Double(PencilGrain.shared.value(x: x, y: y)))
+                }
+            }
+            let median = ratios.sorted()[ratios.count / 2]
+            #expect(abs(median - force / 4) < 0.01, "altitude \(altitude): opacity \(median)")
+        }
+    }
+
+    @Test("one translucent stroke has no darker beads where its pieces overlap; two strokes do build up")
+    func beadsAndBuildUp() throws {
+        let dense = try InkLayer(width: 400, height: 140)
+        dense.draw(Stroke(brush: BrushSettings(kind: .pencil), samples: line(300, y: 70, pressure: 0.3, altitude: 0.3)))
+        let sparse = try InkLayer(width: 400, height: 140)
+        sparse.draw(Stroke(brush: BrushSettings(kind: .pencil), samples: line(2, y: 70, pressure: 0.3, altitude: 0.3)))
+        var worst: Float = 0
+        for x in 40..<360 { for y in 60..<80 { worst = max(worst, abs(px(dense, x, y).w - px(sparse, x, y).w)) } }
+        #expect(worst < 1e-4, "dense and sparse strokes differ by \(worst)")
+        let twice = try InkLayer(width: 400, height: 140)
+        let s = Stroke(brush: BrushSettings(kind: .pencil), samples: line(50, y: 70, pressure: 0.3, altitude: 0.3))
+        func meanAlpha() -> Float { (100..<300).reduce(0) { $0 + px(twice, $1, 70).w } / 200 }
+        twice.draw(s)
+        let once = meanAlpha()
+        twice.draw(s)
+        #expect(meanAlpha() > once * 1.6, "one stroke \(once), two \(meanAlpha())")
+    }
+
+    @Test("the eraser clears")
+    func eraser() throws {
+        let layer = try InkLayer(width: 400, height: 100)
+        layer.draw(Stroke(brush: BrushSettings(kind: .pen, color: "#204080", width: [8, 8]), samples: line(30)))
+        #expect(px(layer, 200, 50).w == 1)
+        layer.draw(Stroke(brush: BrushSettings(kind: .eraser, width: [30, 30]), samples: line(20, x0: 150, x1: 250)))
+        #expect(px(layer, 200, 50).w == 0)
+        #expect(px(layer, 100, 50).w == 1)
+    }
+
+    @Test("ForceSketch's fade whitens strokes (the original's formula) on a white canvas")
+    func fadeWhiten() throws {
+        let layer = try InkLayer(width: 200, height: 100, format: .rgba8)
+        layer.draw(Stroke(brush: BrushSettings(kind: .forcePen), samples: line(40, x0: 20, x1: 180, pressure: 2.0 / 3)))
+        let before = px(layer, 100, 50)
+        #expect(before.z > 0.9 && before.x < 0.1)   // blue
+        for _ in 0..<20 { layer.fadeStep(.whiten) }
+        let after = px(layer, 100, 50)
+        #expect(after.x / after.w > 0.95 && after.y / after.w > 0.95, "colour \(after / after.w)")   // white
+    }
+
+    @Test("fade steps make the layer converge to empty within about a second of frames, never growing in alpha",
+          arguments: [PixelFormat.rgba8, .rgbaFloat32])
+    func fade(format: PixelFormat) throws {
+        let layer = try InkLayer(width: 200, height: 100, format: format)
+        layer.draw(Stroke(brush: BrushSettings(kind: .forcePen), samples: line(40, x0: 20, x1: 180, pressure: 0.8)))
+        var previous: Float = 1
+        var steps = 0
+        while steps < 2000 {
+            let m = layer.fadeStep()
+            #expect(m <= previous + 1e-6)
+            previous = m
+            steps += 1
+            if m == 0 { break }
+        }
+        #expect(previous == 0, "still \(previous) after \(steps) steps")
+        #expect(layer.isEmpty)
+        #expect(steps > 10 && steps <= 60, "\(steps) steps")   // a visible fade, gone within a second at 60 fps
+    }
+
+    @Test("incremental rendering, batch by batch, equals rendering the whole stroke at once", arguments: [BrushKind.forcePen, .pencil, .pen])
+    func incremental(kind: BrushKind) throws {
+        var samples: [PenSample] = []
+        for k in 0..<120 {
+            let t = Double(k) / 119
+            samples.append(PenSample(x: 30 + 300 * t, y: 100 + 60 * sin(t * 7), pressure: 0.2 + 0.7 * t, altitude: 0.3 + 1.2 * t,
+                                     azimuth: t * 3, timestamp: Double(k)))
+        }
+        let settings = BrushSettings(kind: kind, color: "#336699")
+        let full = try InkLayer(width: 360, height: 220)
+        full.draw(Stroke(brush: settings, samples: samples))
+        let incremental = try InkLayer(width: 360, height: 220)
+        let r = incremental.begin(settings)
+        var i = 0, batch = 1
+        var dirtyUnion = Rect.zero
+        while i < samples.count {
+            let n = min(batch, samples.count - i)
+            dirtyUnion = dirtyUnion.union(r.append(Array(samples[i..<(i + n)])))
+            i += n
+            batch = batch % 5 + 1
+        }
+        dirtyUnion = dirtyUnion.union(r.finish())
+        incremental.commit(r)
+        #expect(incremental.accumulator.bitmap == full.accumulator.bitmap)
+        // Every changed pixel was inside some reported dirty rectangle.
+        for y in 0..<220 { for x in 0..<360 where px(full, x, y).w > 0 { #expect(dirtyUnion.contains(x: x, y: y)) } }
+    }
+
+    @Test("W3C tilt <-> altitude/azimuth at the special angles and in each quadrant")
+    func tilt() {
+        let cases: [(Double, Double, Double, Double)] = [
+            (0, 0, .pi / 2, 0), (90, 0, 0, 0), (-90, 0, 0, .pi), (0, 90, 0, .pi / 2), (0, -90, 0, 3 * .pi / 2),
+            (40, 0, .pi / 2 - 40 * .pi / 180, 0), (0, -30, .pi / 2 - 30 * .pi / 180, 3 * .pi / 2),
+            (45, 45, atan(1 / 2.0.squareRoot()), .pi / 4), (-45, 45, atan(1 / 2.0.squareRoot()), 3 * .pi / 4),
+            (-45, -45, atan(1 / 2.0.squareRoot()), 5 * .pi / 4), (45, -45, atan(1 / 2.0.squareRoot()), 7 * .pi / 4),
+            (90, 30, 0, 0),
+        ]
+        for (tx, ty, alt, az) in cases {
+            let (a, z) = PenSample.angles(tiltX: tx, tiltY: ty)
+            #expect(abs(a - alt) < 1e-9 && abs(z - az) < 1e-9, "tilt (\(tx), \(ty)) -> (\(a), \(z))")
+        }
+        for (tx, ty) in [(10.0, 20.0), (-30, 15), (-5, -60), (70, -10), (0, 45), (45, 0)] {
+            let (a, z) = PenSample.angles(tiltX: tx, tiltY: ty)
+            let back = PenSample.tilt(altitude: a, azimuth: z)
+            #expect(abs(back.tiltX - tx) < 1e-9 && abs(back.tiltY - ty) < 1e-9)
+        }
+        // The JSON form accepts tiltX/tiltY instead of the angles.
+        let s = try! JSONDecoder().decode(PenSample.self, from: Data(#"{"x": 1, "y": 2, "tiltX": 40, "tiltY": 0}"#.utf8))
+        #expect(abs(s.altitude - (Double.pi / 2 - 40 * .pi / 180)) < 1e-12 && s.azimuth == 0 && s.pressure == 0.5)
+    }
+
+    @Test("PencilController: the formulas and labels of SEEDS.md for a table of poses")
+    func pencilController() {
+        func sample(_ alt: Double, _ az: Double) -> PenSample { PenSample(x: 5, y: 6, altitude: alt, azimuth: az) }
+        var p = PencilControllerParameters()
+        PencilController.update(&p, mode: .hueSaturation, sample: sample(.pi / 4, 0))
+        #expect(p.hue == .pi && p.saturation == 4)
+        #expect(PencilController.label(p, mode: .hueSaturation) == "↻Hue: 180.00°  ∢Saturation: 4.00")
+        PencilController.update(&p, mode: .hueSaturation, sample: sample(.pi / 2 - 40 * .pi / 180, 3.4 * .pi / 180))
+        #expect(PencilController.label(p, mode: .hueSaturation) == "↻Hue: 183.40°  ∢Saturation: 3.56")
+        PencilController.update(&p, mode: .brightnessContrast, sample: sample(.pi / 4, .pi / 2))
+        #expect(PencilController.label(p, mode: .brightnessContrast) == "⇔Brightness: 0.00  ⇕Contrast: 0.50")
+        PencilController.update(&p, mode: .brightnessContrast, sample: sample(0, .pi / 3))
+        #expect(abs(p.brightness - 0.5) < 1e-12 && abs(p.contrast - (1 - 3.0.squareRoot() / 2)) < 1e-12)
+        PencilController.update(&p, mode: .gammaExposure, sample: sample(.pi / 4, .pi))
+        #expect(PencilController.label(p, mode: .gammaExposure) == "⇔Gamma: 0.50  ⇕Exposure: 0.00")
+        PencilController.update(&p, mode: .gammaExposure, sample: sample(.pi / 8, 3 * .pi / 2))
+        #expect(abs(p.gamma - 1) < 1e-12 && abs(p.exposure - 0.75) < 1e-12)
+        #expect(PencilController.label(p, mode: .gammaExposure) == "⇔Gamma: 1.00  ⇕Exposure: 0.75")
+        // Every pair kept its last values.
+        #expect(p.saturation > 3.5 && abs(p.brightness - 0.5) < 1e-12)
+        #expect(PencilController.label(p, mode: .off) == nil)
+        let pose = PencilController.pose(sample(1, 0.5))
+        #expect(pose.rotationX == 1 && pose.rotationY == 0 && abs(pose.rotationZ - (-0.5 - .pi / 2)) < 1e-12)
+    }
+
+    @Test("scenes decode, validate, and render")
+    func scene() throws {
+        let json = ##"{"canvas": {"width": 120, "height": 80, "background": "#ffffff"}, "strokes": [{"brush": "force-pen", "samples": [{"x": 10, "y": 40, "pressure": 0.5}, {"x": 110, "y": 40, "pressure": 0.5}]}]}"##
+        let s = try Scene.decode(Data(json.utf8))
+        let layer = try s.layer()
+        #expect(px(layer, 60, 40).w == 1)
+        #expect(throws: SfumatoError.self) { try Scene.decode(Data(#"{"canvas": {"width": 0, "height": 5}, "strokes": []}"#.utf8)) }
+        #expect(throws: SfumatoError.self) { try Scene.decode(Data(#"{"canvas": {"width": 5, "height": 5, "background": "red"}, "strokes": []}"#.utf8)) }
+        #expect(throws: SfumatoError.self) { try Scene.decode(Data(#"{"strokes": []}"#.utf8)) }
+    }
+}
