@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "SfumatoCodecs", targets: ["SfumatoCodecs"]),
         .library(name: "SfumatoFilters", targets: ["SfumatoFilters"]),
         .library(name: "SfumatoInk", targets: ["SfumatoInk"]),
+        .library(name: "SfumatoDocument", targets: ["SfumatoDocument"]),
         .executable(name: "sfumato", targets: ["sfumato"]),
     ],
     targets: [
@@ -17,19 +18,22 @@ let package = Package(
         .systemLibrary(name: "CSPNG", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CLCMS2", pkgConfig: "lcms2", providers: [.apt(["liblcms2-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // The engine.
         .target(name: "SfumatoCore"),
         .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2"]),
         .target(name: "SfumatoFilters", dependencies: ["SfumatoCore"]),
         .target(name: "SfumatoInk", dependencies: ["SfumatoCore", "SfumatoFilters"]),
+        .target(name: "SfumatoDocument", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "CSQLite", "CCrypto"]),
 
         // The command-line tool: its commands live in a library so tests can drive them.
-        .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk"]),
+        .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument"]),
         .executableTarget(name: "sfumato", dependencies: ["SfumatoCLI"]),
 
         // The benchmark helper that Benchmarks/bench.py drives (times Sfumato in-process).
-        .executableTarget(name: "sfumato-bench", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk"],
+        .executableTarget(name: "sfumato-bench", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument"],
                           path: "Benchmarks/sfumato-bench"),
 
         // Tests, with shared support (reference implementations, photo loading).
@@ -38,6 +42,7 @@ let package = Package(
         .testTarget(name: "SfumatoCodecsTests", dependencies: ["SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoFiltersTests", dependencies: ["SfumatoFilters", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoInkTests", dependencies: ["SfumatoInk", "SfumatoCodecs", "SfumatoTestSupport"]),
+        .testTarget(name: "SfumatoDocumentTests", dependencies: ["SfumatoDocument", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoCLITests", dependencies: ["SfumatoCLI", "SfumatoFilters", "SfumatoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

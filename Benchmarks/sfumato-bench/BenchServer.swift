@@ -3,6 +3,7 @@ import SfumatoCodecs
 import SfumatoCore
 import SfumatoFilters
 import SfumatoInk
+import SfumatoDocument
 
 /// A line protocol on standard input so the Python harness can interleave Sfumato with its
 /// peers in one run without paying process start-up per sample:
@@ -17,6 +18,7 @@ import SfumatoInk
 ///   explain KEY WS SPEC...           the render plan                      -> plan lines, then end
 ///   threads N                        threads for later renders            -> ok
 ///   ink N WIDTH                      an N-sample stroke on a 1920x1280 layer -> ms T batch4 T p99 T
+///   doc PHOTO FOLDER                 document commit times and size         -> edit T batch T end T size BYTES
 ///   quit
 /// Errors answer `error MESSAGE`.
 enum BenchServer {
@@ -117,6 +119,35 @@ enum BenchServer {
             }
             batches.sort()
             reply("ms \(whole) batch4 \(batches[batches.count / 2]) p99 \(batches[batches.count * 99 / 100])")
+        case "doc":
+            // doc PHOTO FOLDER: median time to commit one edit, one stroke batch (4 samples) and one
+            // stroke end; then the file size with 1,000 strokes of 100 samples.
+            let path = a[1] + "/bench-\(getpid()).sfumato"
+            unlink(path)
+            let doc = try Document.create(at: path, image: try ImageIO.readBytes(path: a[0]), name: "photo")
+            defer { unlink(path); unlink(path + "-wal"); unlink(path + "-shm") }
+            var edits: [Double] = [], batches: [Double] = [], ends: [Double] = []
+            for i in 0..<50 {
+                let t0 = now()
+                try doc.apply(.curve([0, 0.25, 0.5 + Double(i % 10) / 100, 0.75, 1]))
+                edits.append(now() - t0)
+            }
+            for stroke in 0..<1000 {
+                let id = try doc.beginStroke(layer: .sketch, brush: BrushSettings(kind: .forcePen), fades: false)
+                for b in 0..<25 {
+                    let samples = (0..<4).map { k in PenSample(x: Double(b * 4 + k) * 5, y: Double(stroke % 400), pressure: 0.5, timestamp: Double(k)) }
+                    let t0 = now()
+                    try doc.appendSamples(stroke: id, samples)
+                    if stroke < 40 { batches.append(now() - t0) }
+                }
+                let t0 = now()
+                try doc.endStroke(id)
+                if stroke < 40 { ends.append(now() - t0) }
+            }
+            try doc.checkpoint()
+            let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
+            reply("edit \(median(edits)) batch \(median(batches)) end \(median(ends)) size \(size)")
         case "quit":
             return
         default:

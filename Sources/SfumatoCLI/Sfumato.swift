@@ -16,6 +16,7 @@ public enum SfumatoCommand {
           info      show an image file's format, size, orientation and colour profile
           gallery   the twelve MetalImageFilters presets, one PNG each
           ink       render a scene of pen strokes (brushes, pressure, tilt, fade)
+          doc       documents: new, apply, ink, undo, redo, log, render, check
 
         sfumato COMMAND --help shows each command's options.
         """
@@ -41,6 +42,7 @@ public enum SfumatoCommand {
             case "info": try InfoCommand.run(rest, output: output)
             case "gallery": try GalleryCommand.run(rest, output: output)
             case "ink": try InkCommand.run(rest, output: output)
+            case "doc": try DocCommand.run(rest, output: output)
             case "--help", "-h", "help":
                 output.print(usage)
             case "--version":

@@ -155,3 +155,26 @@ final class _Node: @unchecked Sendable {
         }
     }
 }
+
+extension Image {
+    /// The image's colour values re-encoded: `.srgb -> .linear` decodes with the sRGB curve,
+    /// `.linear -> .srgb` encodes. Used to run a filter in another working space inside a
+    /// render (a linear-light tone curve inside a `.none` render, say): a per-channel stage,
+    /// so it fuses with neighbouring colour filters.
+    public func convertingEncoding(from: ColorEncoding, to: ColorEncoding) -> Image {
+        if from == to { return self }
+        return applying([.curve(_TransferCurve(decode: from == .srgb))], name: from == .srgb ? "sRGB to linear" : "linear to sRGB")
+    }
+}
+
+struct _TransferCurve: ChannelCurve {
+    let decode: Bool
+    var name: String { decode ? "sRGB decode" : "sRGB encode" }
+    func apply(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        if decode {
+            for i in 0..<count { p[i] = SRGB.decode(p[i]) }
+        } else {
+            for i in 0..<count { p[i] = SRGB.encode(p[i]) }
+        }
+    }
+}

@@ -214,3 +214,24 @@ public struct ParameterSpec: Sendable, Equatable {
         }
     }
 }
+
+/// JSON form: numbers, arrays of numbers, strings and booleans, as recipes write them.
+extension ParameterValue: Codable {
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.singleValueContainer()
+        if let b = try? c.decode(Bool.self) { self = .flag(b); return }
+        if let d = try? c.decode(Double.self) { self = .number(d); return }
+        if let s = try? c.decode(String.self) { self = .text(s); return }
+        self = .vector(try c.decode([Double].self))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        switch self {
+        case .number(let d): try c.encode(d)
+        case .vector(let v): try c.encode(v)
+        case .text(let t): try c.encode(t)
+        case .flag(let b): try c.encode(b)
+        }
+    }
+}
