@@ -86,9 +86,10 @@ extension SIMD4 where Scalar == Float {
     /// ```
     @inlinable @inline(__always)
     public func bounded(_ lower: Float, _ upper: Float) -> SIMD4<Float> {
-        var v = self
-        v.replace(with: SIMD4(repeating: lower), where: v .< lower)
-        v.replace(with: SIMD4(repeating: upper), where: v .> upper)
-        return v
+        // Written as select(x > lo, x, lo) and select(x < hi, x, hi): the exact shapes of the
+        // maxps / minps instructions (a NaN lane becomes the bound), so no lane-by-lane branches.
+        let lo = SIMD4<Float>(repeating: lower), hi = SIMD4<Float>(repeating: upper)
+        let above = lo.replacing(with: self, where: self .> lo)
+        return hi.replacing(with: above, where: above .< hi)
     }
 }

@@ -118,10 +118,20 @@ class _PointExec: _Exec, @unchecked Sendable {
         prepareTable(ws)
     }
 
-    deinit { lut?.deallocate() }
+    /// For programs of one matrix followed by per-channel curves: the matrix, and per channel a
+    /// table of the curves and the 8-bit encoding over v = k / 16384, k = 0...16384 (steps
+    /// small enough that even a power curve at 0.5 moves at most a level within one).
+    private(set) var matrixTail: (Matrix4, UnsafeMutablePointer<UInt8>)?
+    static let tailSteps = 16384
 
-    /// Builds the per-channel table when the program allows one.
+    deinit {
+        lut?.deallocate()
+        matrixTail?.1.deallocate()
+    }
+
+    /// Builds the per-channel tables when the program allows them.
     func prepareTable(_ ws: WorkingSpace) {
+        prepareMatrixTail(ws)
         lut?.deallocate()
         lut = nil
         guard program.isPerChannel else { return }
@@ -144,7 +154,93 @@ class _PointExec: _Exec, @unchecked Sendable {
     override var explanation: String {
         var s = "fused point pass: \(program.summary)"
         if lut != nil { s += "; per-channel, so 8-bit sources map through one 256-entry table per channel" }
+        else if matrixTail != nil { s += "; 8-bit sources: one 4x4 matrix, then the curves and encoding through one table per channel" }
         return s
+    }
+
+    /// Builds `matrixTail` for a program [matrix][curves...], when clamping the matrix output to
+    /// 0...1 before the curves changes nothing (checked on values outside that range).
+    private func prepareMatrixTail(_ ws: WorkingSpace) {
+        matrixTail?.1.deallocate()
+        matrixTail = nil
+        guard case .matrix(let m)? = program.segments.first, m.keepsAlpha else { return }
+        var tail = _PointProgram()
+        for segment in program.segments.dropFirst() {
+            guard case .unpremultiplied(let ops) = segment, ops.allSatisfy({ if case .curve = $0 { true } else { false } }) else { return }
+            tail.segments.append(segment)
+        }
+        let n = _PointExec.tailSteps
+        let count = n + 1 + 8
+        let values = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count)
+        let alpha = UnsafeMutablePointer<Float>.allocate(capacity: count)
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: 4 * count)
+        defer { values.deallocate(); alpha.deallocate(); out.deallocate() }
+        for k in 0...n {
+            let v = Float(Double(k) / Double(n))
+            values[k] = SIMD4(v, v, v, 1)
+        }
+        let probes: [Float] = [-0.5, -4, -100, 1.5, 4, 100, 1e6, -1e-3]
+        for (i, v) in probes.enumerated() { values[n + 1 + i] = SIMD4(v, v, v, 1) }
+        tail.run(values, count, alpha: alpha)
+        _Convert.storeRGBA8(values, count, linear: ws == .linear, premultiplied: false, out)
+        for (i, v) in probes.enumerated() {
+            let expected = v < 0 ? out[0] : out[4 * n]
+            for c in 0..<3 where out[4 * (n + 1 + i) + c] != (v < 0 ? out[c] : out[4 * n + c]) || expected != out[4 * (v < 0 ? 0 : n)] {
+                return   // the curves do something outside 0...1: no table
+            }
+        }
+        let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * (n + 1))
+        for k in 0...n { for c in 0..<3 { t[c * (n + 1) + k] = out[4 * k + c] } }
+        matrixTail = (m, t)
+    }
+
+    /// The matrix-and-table pass over straight 8-bit pixels, four pixels at a time with the
+    /// channels in separate vectors (the matrix is then nine multiply-adds per four pixels).
+    private func mapMatrixTail(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ count: Int, linear: Bool,
+                               premultipliedOutput: Bool) {
+        guard let (m, t) = matrixTail else { return }
+        let n = Float(_PointExec.tailSteps)
+        let stride = _PointExec.tailSteps + 1
+        let decode = SRGB.decodedByte
+        let (c0, c1, c2, c3) = m.columns
+        // Row-wise coefficients, each broadcast over four pixels.
+        let m00 = SIMD4<Float>(repeating: c0.x), m01 = SIMD4<Float>(repeating: c1.x), m02 = SIMD4<Float>(repeating: c2.x), b0 = SIMD4<Float>(repeating: c3.x)
+        let m10 = SIMD4<Float>(repeating: c0.y), m11 = SIMD4<Float>(repeating: c1.y), m12 = SIMD4<Float>(repeating: c2.y), b1 = SIMD4<Float>(repeating: c3.y)
+        let m20 = SIMD4<Float>(repeating: c0.z), m21 = SIMD4<Float>(repeating: c1.z), m22 = SIMD4<Float>(repeating: c2.z), b2 = SIMD4<Float>(repeating: c3.z)
+        let t1 = t + stride, t2 = t + 2 * stride
+        var i = 0
+        while i < count {
+            let k = min(4, count - i)
+            let sp = s + 4 * i, dp = d + 4 * i
+            var r = SIMD4<Float>(), g = SIMD4<Float>(), b = SIMD4<Float>()
+            for j in 0..<k {
+                if linear {
+                    r[j] = decode[Int(sp[4 * j])]; g[j] = decode[Int(sp[4 * j + 1])]; b[j] = decode[Int(sp[4 * j + 2])]
+                } else {
+                    r[j] = Float(sp[4 * j]); g[j] = Float(sp[4 * j + 1]); b[j] = Float(sp[4 * j + 2])
+                }
+            }
+            if !linear { r *= 1 / 255; g *= 1 / 255; b *= 1 / 255 }
+            let vr = (m00 * r + m01 * g + m02 * b + b0).bounded(0, 1) * n
+            let vg = (m10 * r + m11 * g + m12 * b + b1).bounded(0, 1) * n
+            let vb = (m20 * r + m21 * g + m22 * b + b2).bounded(0, 1) * n
+            let kr = _roundedInts(vr), kg = _roundedInts(vg), kb = _roundedInts(vb)
+            for j in 0..<k {
+                let a = sp[4 * j + 3]
+                let o = dp + 4 * j
+                if a == 0 {
+                    UnsafeMutableRawPointer(o).storeBytes(of: 0, as: UInt32.self)
+                    continue
+                }
+                var x = t[Int(kr[j])], y = t1[Int(kg[j])], z = t2[Int(kb[j])]
+                if premultipliedOutput && a != 255 {
+                    let a32 = UInt32(a)
+                    x = _mul255(UInt32(x), a32); y = _mul255(UInt32(y), a32); z = _mul255(UInt32(z), a32)
+                }
+                o[0] = x; o[1] = y; o[2] = z; o[3] = a
+            }
+            i += k
+        }
     }
 
     /// Applies the byte table to opaque or straight pixels (premultiplied partial alpha goes
@@ -240,6 +336,14 @@ class _PointExec: _Exec, @unchecked Sendable {
             }
             return
         }
+        if matrixTail != nil && d.format == .rgba8 && readable.hasStraightBytes {
+            try readable.withStoredRows(rect, w) { y, stored in
+                let out = d.row(y) + (rect.x - d.rect.x) * 4
+                mapMatrixTail((stored + xOffset).assumingMemoryBound(to: UInt8.self), out.assumingMemoryBound(to: UInt8.self),
+                              rect.width, linear: w.linear, premultipliedOutput: d.alpha == .premultiplied)
+            }
+            return
+        }
         let chunk = w.chunkBuffer
         try readable.withStoredRows(rect, w) { y, stored in
             let out = d.row(y) + (rect.x - d.rect.x) * d.format.bytesPerPixel
@@ -261,4 +365,11 @@ extension _RowReadable {
         if let s = self as? _StreamExec { return s.source.format.bytesPerPixel }
         return 16
     }
+}
+
+@inline(__always)
+func _withAlphaOne(_ v: SIMD4<Float>) -> SIMD4<Float> {
+    var r = v
+    r.w = 1
+    return r
 }
