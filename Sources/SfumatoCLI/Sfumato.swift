@@ -11,6 +11,7 @@ public enum SfumatoCommand {
         usage: sfumato COMMAND [ARGS]
 
         commands:
+          studio    the pen-driven studio in the browser (the main job)
           apply     filter an image:        sfumato apply IN -o OUT [-f FILTER]... [--recipe R.json]
           filters   list filters and their parameters
           info      show an image file's format, size, orientation and colour profile
@@ -43,6 +44,7 @@ public enum SfumatoCommand {
             case "gallery": try GalleryCommand.run(rest, output: output)
             case "ink": try InkCommand.run(rest, output: output)
             case "doc": try DocCommand.run(rest, output: output)
+            case "studio": try StudioCommand.run(rest, output: output)
             case "--help", "-h", "help":
                 output.print(usage)
             case "--version":

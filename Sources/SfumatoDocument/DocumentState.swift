@@ -82,6 +82,9 @@ public struct DocumentState: Sendable, Equatable {
     public var presetReference: String?
     public var strokes: [DocumentStroke] = []
 
+    /// The state of a new document (nothing changed).
+    public init() {}
+
     /// Whether the tone curve is the identity.
     public var curveIsIdentity: Bool { curve == [0, 0.25, 0.5, 0.75, 1] }
 

@@ -8,8 +8,8 @@ import SfumatoCore
 /// final once sample i + 2 has arrived; the newest span is drawn provisionally (with a reflected
 /// end) into a separate mask that the next batch replaces. When the stroke finishes, the last span
 /// is drawn final, so an incremental stroke ends pixel for pixel equal to drawing the whole
-/// stroke at once.
-public final class StrokeRenderer {
+/// stroke at once. Not thread-safe: use a renderer from one thread (or serial queue) at a time.
+public final class StrokeRenderer: @unchecked Sendable {
     /// The brush settings.
     public let settings: BrushSettings
     /// Layer pixels per document pixel.
@@ -232,5 +232,14 @@ struct _PieceRun {
             if max(abs(c.x), abs(c.y), abs(c.z)) > 0.004 { return false }
         }
         return true
+    }
+}
+
+extension StrokeRenderer {
+    /// Composites the stroke (committed and provisional) over one row of premultiplied floats
+    /// covering columns x0 ..< x0 + count of layer row y.
+    public func compositeRow(_ y: Int, x0: Int, count: Int, onto row: UnsafeMutablePointer<SIMD4<Float>>) {
+        let area = Rect(x: x0, y: y, width: count, height: 1)
+        composite(onto: { _ in row }, area: area)
     }
 }

@@ -1,0 +1,66 @@
+import Foundation
+import SfumatoCore
+import SfumatoStudio
+
+/// `sfumato studio`: the server and browser page.
+enum StudioCommand {
+    static let help = """
+        usage: sfumato studio [DOCUMENT.sfumato | IMAGE] [--port P] [--host H] [--lan] [--document PATH]
+
+        Starts the studio and prints the URL to open. With no argument, opens the bundled sample
+        photo. An IMAGE gets a document (kept in ~/.local/share/sfumato/documents, or at
+        --document PATH), so every change is saved as it happens.
+          --port P     port (default 8080; 0 picks a free one)
+          --host H     address to listen on (default 127.0.0.1)
+          --lan        listen on all interfaces with TLS (a self-signed certificate kept in
+                       ~/.config/sfumato) and a pairing token that the printed URL carries
+        """
+
+    static func run(_ args: [String], output: TextOutput) throws {
+        var spec = Arguments.Spec()
+        spec.value("--port")
+        spec.value("--host")
+        spec.value("--document")
+        spec.flag("--lan")
+        spec.flag("--help", "-h")
+        let a = try Arguments(args, spec: spec)
+        if a.has("--help") { output.print(help); return }
+        guard a.positionals.count <= 1 else { throw CLIError.usage("studio takes at most one DOCUMENT or IMAGE") }
+        let lan = a.has("--lan")
+        var host = a.value("--host") ?? (lan ? "0.0.0.0" : "127.0.0.1")
+        if lan && a.value("--host") == nil { host = "0.0.0.0" }
+        var port = try a.integer("--port", in: 0...65535) ?? 8080
+        if port == 0 { port = StudioLauncher.freePort(host: host) }
+        let document = try StudioLauncher.document(for: a.positionals.first, documentPath: a.value("--document"))
+        let token = lan ? StudioLauncher.makeToken() : nil
+        let studio = try Studio(document: document, token: token, folder: StudioLauncher.documentsFolder) { line in
+            FileHandle.standardError.write(Data(("studio: " + line + "\n").utf8))
+        }
+        var certificate: (String, String)?
+        if lan { certificate = try StudioLauncher.certificate() }
+        let server = try WebServer(host: host, port: port, certificate: certificate?.0, key: certificate?.1, delegate: studio)
+        studio.server = server
+        let scheme = lan ? "https" : "http"
+        let suffix = token.map { "?token=\($0)" } ?? ""
+        let shown = host == "0.0.0.0" ? (StudioLauncher.localAddresses().first ?? "127.0.0.1") : host
+        output.print("Sfumato studio: \(scheme)://\(shown):\(port)/\(suffix)")
+        if lan {
+            output.print("Pairing token: \(token!) (the URL carries it; the certificate is self-signed, so accept it once)")
+        }
+        output.print("Document: \(document.path)")
+        // Serve until interrupted; stop cleanly so the document is left consistent.
+        let done = DispatchSemaphore(value: 0)
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignal in
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { done.signal() }
+            s.resume()
+            return s
+        }
+        done.wait()
+        _ = sources
+        server.stop()
+        try document.checkpoint()
+    }
+}

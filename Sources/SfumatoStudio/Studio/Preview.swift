@@ -1,0 +1,184 @@
+import CJPEG
+import Foundation
+import SfumatoCore
+import SfumatoDocument
+import SfumatoFilters
+import SfumatoInk
+
+/// One page's view of the document at its screen size: the picture (photo, edits and colour
+/// parameters) as 8-bit pixels, the ink layers at the same scale, and a frame buffer that
+/// composites them. Everything here runs on the session's own serial queue.
+final class _Preview: @unchecked Sendable {
+    let width: Int
+    let height: Int
+    /// Preview pixels per document pixel.
+    let scale: Double
+    /// Photo resampled to the preview, plus the edit stack; the key says which edits.
+    var base: Bitmap?
+    var baseKey = ""
+    /// `base` through the PencilController chain, tone curve and gallery preset.
+    var adjusted: Bitmap?
+    var adjustedKey = ""
+    /// Ink: Shade strokes, kept Sketch strokes, and ForceSketch's fading layer (8-bit, as the app).
+    let shade: InkLayer
+    let sketch: InkLayer
+    let fading: InkLayer
+    var inkKey = ""
+    /// The composited picture the page sees.
+    let frame: Bitmap
+    let context = RenderContext(workingSpace: .none)
+
+    init(width: Int, height: Int, documentWidth: Int) throws {
+        self.width = width
+        self.height = height
+        scale = Double(width) / Double(documentWidth)
+        shade = try InkLayer(width: width, height: height, scale: scale)
+        sketch = try InkLayer(width: width, height: height, scale: scale)
+        fading = try InkLayer(width: width, height: height, scale: scale, format: .rgba8)
+        frame = try Bitmap(width: width, height: height, format: .rgba8, alpha: .straight)
+    }
+
+    var bounds: Rect { Rect(width: width, height: height) }
+
+    /// Brings `base` and `adjusted` up to date with a document state (and live parameters).
+    func update(document: Document, state: DocumentState, beforeAfter: Bool) throws {
+        let key = "\(state.edits.count):" + state.edits.map { "\($0.filter)\($0.values)\($0.workingSpace)" }.joined(separator: "|")
+        if base == nil || key != baseKey {
+            var s = DocumentState()
+            s.edits = state.edits
+            base = try context.render(try document.interactiveRecipe(width: width, state: s), rect: bounds)
+            baseKey = key
+            adjusted = nil
+        }
+        var look = state
+        look.strokes = []
+        look.edits = []
+        if beforeAfter { look = DocumentState() }
+        let lookKey = "\(beforeAfter)\(look.adjust)\(look.curve)\(look.preset)\(look.presetReference ?? "")"
+        if adjusted == nil || lookKey != adjustedKey {
+            var image = Image(bitmap: base!)
+            image = look.adjust.apply(to: image)
+            if !look.curveIsIdentity {
+                image = ToneCurve(levels: look.curve).apply(to: image.convertingEncoding(from: .srgb, to: .linear))
+                    .convertingEncoding(from: .linear, to: .srgb)
+            }
+            if look.preset != 0 {
+                let p = GalleryPreset.all[look.preset]
+                let reference = try look.presetReference.map { Image(bitmap: try document.image(hash: $0)) }
+                image = p.apply(to: image, reference: reference).cropped(to: bounds)
+            }
+            let out = try adjusted ?? Bitmap(width: width, height: height, format: .rgba8, alpha: .straight)
+            try context.render(image, rect: bounds, into: out)
+            adjusted = out
+            adjustedKey = lookKey
+        }
+    }
+
+    /// Redraws the kept ink layers from the document's strokes when they changed.
+    func updateInk(_ state: DocumentState) {
+        let key = state.strokes.map { "\($0.id)" }.joined(separator: ",")
+        if key == inkKey { return }
+        shade.clear()
+        sketch.clear()
+        for s in state.strokes where !s.stroke.fades {
+            (s.layer == .shade ? shade : sketch).draw(s.stroke)
+        }
+        inkKey = key
+    }
+
+    /// Composites `rect` of the frame: picture, Shade, Sketch, the fading layer and the strokes
+    /// in progress (straight RGBA8; the picture is opaque, so the result is too).
+    func compose(_ rect: Rect, active: [StrokeRenderer], showInk: Bool) {
+        let r = rect.intersection(bounds)
+        if r.isEmpty { return }
+        guard let adjusted else { return }
+        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: r.width)
+        let layer = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: r.width)
+        defer { row.deallocate(); layer.deallocate() }
+        for y in r.y..<r.maxY {
+            let src = adjusted.row(y).assumingMemoryBound(to: UInt8.self) + 4 * r.x
+            for x in 0..<r.width {
+                let p = src + 4 * x
+                row[x] = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3])) * (1 / 255)
+            }
+            if showInk {
+                for ink in [shade, sketch, fading] {
+                    _readLayerRow(ink.accumulator.bitmap, y, r.x, r.width, layer)
+                    for x in 0..<r.width {
+                        let s = layer[x]
+                        if s.w > 0 { row[x] = s + row[x] * (1 - s.w) }
+                    }
+                }
+                for stroke in active {
+                    stroke.compositeRow(y, x0: r.x, count: r.width, onto: row)
+                }
+            }
+            let out = frame.row(y).assumingMemoryBound(to: UInt8.self) + 4 * r.x
+            for x in 0..<r.width {
+                let v = row[x]
+                let a = min(max(v.w, 0), 1)
+                let c = a > 0 ? v * (1 / a) : .zero
+                let o = out + 4 * x
+                o[0] = UInt8(min(max(c.x, 0), 1) * 255 + 0.5)
+                o[1] = UInt8(min(max(c.y, 0), 1) * 255 + 0.5)
+                o[2] = UInt8(min(max(c.z, 0), 1) * 255 + 0.5)
+                o[3] = UInt8(a * 255 + 0.5)
+            }
+        }
+    }
+
+    /// JPEG of a region of the frame (TurboJPEG straight from the frame buffer, no copy).
+    func jpeg(_ rect: Rect, quality: Int = 85) -> [UInt8]? {
+        let r = rect.intersection(bounds)
+        if r.isEmpty { return nil }
+        guard let handle = tjInitCompress() else { return nil }
+        defer { tjDestroy(handle) }
+        var output: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        let start = frame.row(r.y).assumingMemoryBound(to: UInt8.self) + 4 * r.x
+        let status = tjCompress2(handle, start, Int32(r.width), Int32(frame.rowBytes), Int32(r.height), Int32(TJPF_RGBA.rawValue),
+                                 &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_FASTDCT)
+        defer { if let output { tjFree(output) } }
+        guard status == 0, let output else { return nil }
+        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    }
+}
+
+/// Premultiplied floats from an ink layer row (Float32 or RGBA8 storage).
+func _readLayerRow(_ b: Bitmap, _ y: Int, _ x: Int, _ n: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>) {
+    if b.format == .rgbaFloat32 {
+        out.update(from: b.row(y).assumingMemoryBound(to: SIMD4<Float>.self) + x, count: n)
+    } else {
+        let p = b.row(y).assumingMemoryBound(to: UInt8.self) + 4 * x
+        for i in 0..<n {
+            if p[4 * i + 3] == 0 { out[i] = .zero; continue }
+            out[i] = SIMD4(Float(p[4 * i]), Float(p[4 * i + 1]), Float(p[4 * i + 2]), Float(p[4 * i + 3])) * (1 / 255)
+        }
+    }
+}
+
+/// Decodes a camera frame (JPEG) with TurboJPEG into RGBA8.
+func _decodeCameraFrame(_ bytes: ArraySlice<UInt8>) -> Bitmap? {
+    guard let handle = tjInitDecompress() else { return nil }
+    defer { tjDestroy(handle) }
+    var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
+    let data = Array(bytes)
+    guard tjDecompressHeader3(handle, data, UInt(data.count), &w, &h, &sub, &cs) == 0, w > 0, h > 0, w <= 4096, h <= 4096,
+          let b = try? Bitmap(width: Int(w), height: Int(h), format: .rgba8, alpha: .straight) else { return nil }
+    guard tjDecompress2(handle, data, UInt(data.count), b.baseAddress.assumingMemoryBound(to: UInt8.self), w, Int32(b.rowBytes), h,
+                        Int32(TJPF_RGBA.rawValue), TJFLAG_FASTDCT) == 0 else { return nil }
+    return b
+}
+
+/// JPEG of a whole RGBA8 bitmap.
+func _encodeJPEG(_ b: Bitmap, quality: Int) -> [UInt8]? {
+    guard let handle = tjInitCompress() else { return nil }
+    defer { tjDestroy(handle) }
+    var output: UnsafeMutablePointer<UInt8>?
+    var size: UInt = 0
+    let status = tjCompress2(handle, b.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(b.width), Int32(b.rowBytes), Int32(b.height),
+                             Int32(TJPF_RGBA.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_FASTDCT)
+    defer { if let output { tjFree(output) } }
+    guard status == 0, let output else { return nil }
+    return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+}

@@ -1,0 +1,41 @@
+import Foundation
+import SfumatoCore
+import SfumatoDocument
+import SfumatoInk
+
+/// One connected page.
+final class _Session: @unchecked Sendable {
+    let id: Int
+    /// Serial queue for this page's pixels (preview caches, rasterising, frames).
+    let work: DispatchQueue
+    var viewport = (width: 1280, height: 800)
+    var dpr = 1.0
+    var preview: _Preview?
+    var hello = false
+    /// Adjust's spring-loaded mode while a button is held.
+    var hold: AdjustMode = .off
+    /// The stroke in progress: document stroke id, page stroke id, layer, renderer (used on `work`).
+    var stroke: (document: Int, page: Int, layer: LayerKind, renderer: StrokeRenderer)?
+    var penDown = false
+    var lastPenPage = -1
+    var beforeAfter = false
+    var cameraOn = false
+    // Frame scheduling (on `work`): regions waiting to be sent, and the newest pen batch in them.
+    var dirty = Rect.zero
+    var fullFrame = false
+    var batch = 0
+    var frameScheduled = false
+    var sequence = 0
+    // Camera: newest frame waiting, and whether one is being processed.
+    var cameraFrame: ([UInt8], UInt32)?
+    var cameraBusy = false
+    // Picture refreshes (on `work`): the newest state wins.
+    var pendingState: DocumentState?
+    var pendingInk = false
+    var refreshScheduled = false
+
+    init(id: Int) {
+        self.id = id
+        work = DispatchQueue(label: "sfumato.session.\(id)")
+    }
+}
