@@ -390,6 +390,22 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         "\(kernel.name)\(kernel.detail.isEmpty ? "" : " (\(kernel.detail))") on \(useBytes ? "8-bit" : "float") tiles"
     }
 
+    /// Tiles whose neighbourhood reaches past the input's edge (where the kernel meets
+    /// transparent pixels and partial alpha appears) are computed in float when they go straight
+    /// to the output: 8-bit premultiplied values would lose precision there.
+    override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        let roi = kernel.regionOfInterest(for: rect)
+        if useBytes && !input.extent.isInfinite && !input.extent.contains(roi) {
+            let src = try input.produce(roi, .float, w)
+            let out = w.buffer(.float, rect)
+            defer { w.scratch.releaseAll() }
+            try kernel.apply(input: src.floatTile, output: out.floatTile, scratch: w.scratch)
+            _Exec.write(out, rows: rect, into: d, w)
+            return
+        }
+        try super.store(rect, into: d, w)
+    }
+
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
         let roi = kernel.regionOfInterest(for: rect)
         let src = try input.produce(roi, natural, w)

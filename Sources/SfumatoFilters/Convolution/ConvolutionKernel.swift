@@ -12,6 +12,8 @@ struct _ConvolutionKernel: NeighborhoodKernel {
     /// Column and row factors when the matrix is their outer product.
     let separable: (column: [Float], row: [Float])?
     let label: String
+    /// The exact 16-bit integer form for 8-bit data, when the weights allow it.
+    let integer: _IntegerKernel?
 
     init(width: Int, height: Int, weights: [Float], bias: Float, keepAlpha: Bool, label: String = "convolution") {
         self.width = width
@@ -21,6 +23,13 @@ struct _ConvolutionKernel: NeighborhoodKernel {
         self.keepAlpha = keepAlpha
         self.label = label
         separable = _ConvolutionKernel.factor(width, height, weights)
+        integer = width * height <= 49 ? _IntegerKernel(width: width, height: height, weights: weights, bias: bias) : nil
+    }
+
+    var supportsBytes: Bool { integer != nil }
+
+    func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        integer!.apply(input: input, output: output, keepAlpha: keepAlpha)
     }
 
     /// Factors a rank-one matrix as column x row, or nil.
@@ -35,7 +44,10 @@ struct _ConvolutionKernel: NeighborhoodKernel {
     }
 
     var name: String { label }
-    var detail: String { "\(width)x\(height)\(separable != nil ? ", separable: two passes" : ", direct")" }
+    var detail: String {
+        "\(width)x\(height)\(separable != nil ? ", separable: two passes" : ", direct")"
+            + (integer.map { "; 8-bit data: exact 16-bit integer arithmetic (weights x \(1 << $0.shift))" } ?? "")
+    }
 
     func outputExtent(forInput e: Rect) -> Rect { e.insetBy(dx: -(width / 2), dy: -(height / 2)) }
     func regionOfInterest(for o: Rect) -> Rect { o.insetBy(dx: -(width / 2), dy: -(height / 2)) }
@@ -92,7 +104,12 @@ struct _SobelKernel: NeighborhoodKernel {
     let grey: SIMD4<Float>?
 
     var name: String { "Sobel" }
-    var detail: String { grey == nil ? "per channel" : "on luma" }
+    var detail: String { grey == nil ? "per channel; 8-bit data: 16-bit integer gradients" : "on luma" }
+    var supportsBytes: Bool { grey == nil }
+
+    func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        _sobelBytes(input: input, output: output, grey: nil, scratch: scratch)
+    }
 
     func outputExtent(forInput e: Rect) -> Rect { e.insetBy(dx: -1, dy: -1) }
     func regionOfInterest(for o: Rect) -> Rect { o.insetBy(dx: -1, dy: -1) }
