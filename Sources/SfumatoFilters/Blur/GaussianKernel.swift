@@ -33,54 +33,72 @@ struct _GaussianKernel: NeighborhoodKernel {
     }
 
     /// 8-bit fixed point: the horizontal pass keeps 8 fractional bits in 16-bit lanes
-    /// (value x 256); each tap is one multiply-high (pmulhuw) and one add. Each tap truncates
-    /// less than 1/256 of a level, so for up to 61 taps a pass is within 0.25 level of the float
-    /// kernel before the final rounding.
+    /// (value x 256). Symmetric taps are added first (at half scale, so the sum still fits 16
+    /// bits) and weighted once, with one multiply-high (pmulhuw) per pair. Each pair truncates
+    /// less than 1/128 of a level, so for up to 61 taps a pass stays within 0.25 level of the
+    /// float kernel before the final rounding.
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         let out = output.rect
         let n = out.width * 4
-        let w = fixedWeights
         let r = radius
-        // Horizontal: ROI rows, output columns, 16-bit (value x 256).
+        let fixed = fixedWeights
+        // Centre weight, and twice each side weight (pairs are summed at half scale).
+        let centre = SIMD8<UInt16>(repeating: fixed[0])
+        let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
+        for k in 1...r { pairs[k] = SIMD8(repeating: UInt16(min(65535, 2 * Int(fixed[k])))) }
         let rows = input.rect.height
-        let mid = scratch.buffer(of: UInt16.self, count: rows * n + 16)
-        for (j, y) in (input.rect.y..<input.rect.maxY).enumerated() {
-            let src = UnsafeRawPointer(input.pointer(x: out.x, y: y))
-            let dst = mid + j * n
+        let mid = scratch.buffer(of: UInt16.self, count: rows &* n &+ 16)
+        for j in 0..<rows {
+            let src = UnsafeRawPointer(input.pointer(x: out.x, y: input.rect.y &+ j))
+            let dst = UnsafeMutableRawPointer(mid + j &* n)
             var i = 0
-            while i + 8 <= n {
-                var acc = SIMD8<UInt16>()
-                for k in -r...r {
-                    let v = SIMD8<UInt16>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: i + 4 * k, as: SIMD8<UInt8>.self)) &<< 8
-                    acc &+= _mulhi(v, SIMD8(repeating: w[abs(k)]))
+            while i &+ 8 <= n {
+                let c = SIMD8<UInt16>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self)) &<< 8
+                var acc = _mulhi(c, centre)
+                var k = 1
+                while k <= r {
+                    let a = SIMD8<UInt16>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: i &- 4 &* k, as: SIMD8<UInt8>.self))
+                    let b = SIMD8<UInt16>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: i &+ 4 &* k, as: SIMD8<UInt8>.self))
+                    acc &+= _mulhi((a &+ b) &<< 7, pairs[k])
+                    k &+= 1
                 }
-                UnsafeMutableRawPointer(dst + i).storeBytes(of: acc, as: SIMD8<UInt16>.self)
-                i += 8
+                dst.storeBytes(of: acc, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
+                i &+= 8
             }
             while i < n {
-                var acc: UInt32 = 0
-                for k in -r...r { acc += ((UInt32(src.load(fromByteOffset: i + 4 * k, as: UInt8.self)) << 8) * UInt32(w[abs(k)])) >> 16 }
-                dst[i] = UInt16(min(acc, 65535))
+                var acc = (UInt32(src.load(fromByteOffset: i, as: UInt8.self)) << 8 &* UInt32(fixed[0])) >> 16
+                for k in 1...r {
+                    let sum = UInt32(src.load(fromByteOffset: i - 4 * k, as: UInt8.self)) + UInt32(src.load(fromByteOffset: i + 4 * k, as: UInt8.self))
+                    acc += ((sum << 7) * UInt32(pairs[k][0])) >> 16
+                }
+                dst.storeBytes(of: UInt16(min(acc, 65535)), toByteOffset: 2 * i, as: UInt16.self)
                 i += 1
             }
         }
-        // Vertical: whole rows are the lanes.
+        // Vertical: whole rows are the lanes; pairs of rows summed at half scale.
         for y in out.y..<out.maxY {
-            let j0 = y - input.rect.y
+            let j0 = y &- input.rect.y
             let d = output.row(y)
+            let centreRow = UnsafeRawPointer(mid + j0 &* n)
             var i = 0
-            while i + 8 <= n {
-                var acc = SIMD8<UInt16>(repeating: 128)
-                for k in -r...r {
-                    let v = UnsafeRawPointer(mid + (j0 + k) * n + i).loadUnaligned(as: SIMD8<UInt16>.self)
-                    acc &+= _mulhi(v, SIMD8(repeating: w[abs(k)]))
+            while i &+ 8 <= n {
+                var acc = _mulhi(centreRow.loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self), centre) &+ 128
+                var k = 1
+                while k <= r {
+                    let a = UnsafeRawPointer(mid + (j0 &- k) &* n).loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
+                    let b = UnsafeRawPointer(mid + (j0 &+ k) &* n).loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
+                    acc &+= _mulhi((a &>> 1) &+ (b &>> 1), pairs[k])
+                    k &+= 1
                 }
                 UnsafeMutableRawPointer(d + i).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: acc &>> 8), as: SIMD8<UInt8>.self)
-                i += 8
+                i &+= 8
             }
             while i < n {
-                var acc: UInt32 = 128
-                for k in -r...r { acc += (UInt32(mid[(j0 + k) * n + i]) * UInt32(w[abs(k)])) >> 16 }
+                var acc: UInt32 = 128 + (UInt32(mid[j0 * n + i]) * UInt32(fixed[0])) >> 16
+                for k in 1...r {
+                    let sum = UInt32(mid[(j0 - k) * n + i] >> 1) + UInt32(mid[(j0 + k) * n + i] >> 1)
+                    acc += (sum * UInt32(pairs[k][0])) >> 16
+                }
                 d[i] = UInt8(min(acc >> 8, 255))
                 i += 1
             }

@@ -43,24 +43,28 @@ struct _IntegerKernel: Sendable {
             weights[i] == 0 ? nil : (i % width - rx, i / width - ry, weights[i])
         }
         let start = SIMD8<Int16>(repeating: Int16(truncatingIfNeeded: bias) &+ round)
+        let count = taps.count
+        // Hot loop on raw pointers: no array bounds checks or reference counting per vector.
+        let rows = UnsafeMutablePointer<UnsafeRawPointer>.allocate(capacity: count)
+        let factors = UnsafeMutablePointer<SIMD8<Int16>>.allocate(capacity: count)
+        defer { rows.deallocate(); factors.deallocate() }
+        for (t, tap) in taps.enumerated() { factors[t] = SIMD8(repeating: tap.w) }
         for y in out.y..<out.maxY {
             let d = output.row(y)
-            let rows = taps.map { UnsafeRawPointer(input.pointer(x: out.x + $0.dx, y: y + $0.dy)) }
+            for (t, tap) in taps.enumerated() { rows[t] = UnsafeRawPointer(input.pointer(x: out.x + tap.dx, y: y + tap.dy)) }
             var i = 0
             while i + 8 <= n {
                 var acc = start
-                for (t, tap) in taps.enumerated() {
+                for t in 0..<count {
                     let v = SIMD8<Int16>(truncatingIfNeeded: rows[t].loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self))
-                    acc &+= v &* SIMD8<Int16>(repeating: tap.w)
+                    acc &+= v &* factors[t]
                 }
-                let shifted = acc &>> Int16(shift)
-                let clamped = shifted.replacing(with: 0, where: shifted .< 0).replacing(with: 255, where: shifted .> 255)
-                UnsafeMutableRawPointer(d + i).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: clamped), as: SIMD8<UInt8>.self)
+                UnsafeMutableRawPointer(d + i).storeBytes(of: _saturatedBytes(acc &>> Int16(shift)), as: SIMD8<UInt8>.self)
                 i += 8
             }
             while i < n {
                 var acc = Int32(bias) + Int32(round)
-                for (t, tap) in taps.enumerated() { acc += Int32(rows[t].load(fromByteOffset: i, as: UInt8.self)) * Int32(tap.w) }
+                for t in 0..<count { acc += Int32(rows[t].load(fromByteOffset: i, as: UInt8.self)) * Int32(factors[t][0]) }
                 d[i] = UInt8(min(max(acc >> Int32(shift), 0), 255))
                 i += 1
             }
@@ -117,4 +121,13 @@ func _sobelBytes(input: ByteTile, output: ByteTile, grey: SIMD4<Float>?, scratch
         let centre = input.pointer(x: out.x, y: y)
         for x in 0..<out.width { d[4 * x + 3] = centre[4 * x + 3] }
     }
+}
+
+/// 16-bit lanes clamped to 0...255 as bytes, in bit operations that compile to one packuswb
+/// (comparisons on integer SIMD lanes are built lane by lane by the standard library).
+@inline(__always)
+func _saturatedBytes(_ v: SIMD8<Int16>) -> SIMD8<UInt8> {
+    let t = v & ~(v &>> 15)               // negatives to 0
+    let u = t | ((255 &- t) &>> 15)       // above 255 to all ones
+    return SIMD8<UInt8>(truncatingIfNeeded: u)
 }
