@@ -40,7 +40,23 @@ extension Document {
             image = filter.apply(to: image.convertingEncoding(from: .srgb, to: step.workingSpace.encoding))
                 .convertingEncoding(from: step.workingSpace.encoding, to: .srgb).cropped(to: extent)
         }
-        image = st.adjust.apply(to: image)
+        image = try look(st, on: image)
+        let strokes = st.visibleStrokes
+        if !strokes.isEmpty {
+            let layer = try InkLayer(width: extent.width, height: extent.height, scale: scale)
+            for kind in LayerKind.allCases {
+                for s in strokes where s.layer == kind { layer.draw(s.stroke) }
+            }
+            image = SourceOverCompositing(background: image).apply(to: layer.image).cropped(to: extent)
+        }
+        return image
+    }
+
+    /// The colour look of a state over an image: PencilController chain, tone curve (in linear
+    /// light) and gallery preset, cropped to the image's extent.
+    public func look(_ st: DocumentState, on input: Image) throws -> Image {
+        let extent = input.extent
+        var image = st.adjust.apply(to: input)
         if !st.curveIsIdentity {
             image = ToneCurve(levels: st.curve).apply(to: image.convertingEncoding(from: .srgb, to: .linear))
                 .convertingEncoding(from: .linear, to: .srgb)
@@ -50,14 +66,6 @@ extension Document {
             var reference: Image?
             if preset.needsReference, let hash = st.presetReference { reference = Image(bitmap: try self.image(hash: hash)) }
             image = preset.apply(to: image, reference: reference).cropped(to: extent)
-        }
-        let strokes = st.visibleStrokes
-        if !strokes.isEmpty {
-            let layer = try InkLayer(width: extent.width, height: extent.height, scale: scale)
-            for kind in LayerKind.allCases {
-                for s in strokes where s.layer == kind { layer.draw(s.stroke) }
-            }
-            image = SourceOverCompositing(background: image).apply(to: layer.image).cropped(to: extent)
         }
         return image
     }

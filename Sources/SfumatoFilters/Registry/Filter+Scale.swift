@@ -28,18 +28,3 @@ extension Median: ScalableFilter {
     public func scaled(by factor: Double) -> Median { Median(diameter: max(3, _scaledOdd(diameter, factor))) }
 }
 
-extension AreaMax: ScalableFilter {
-    public func scaled(by factor: Double) -> AreaMax { AreaMax(width: _scaledOdd(width, factor), height: _scaledOdd(height, factor)) }
-}
-
-extension AreaMin: ScalableFilter {
-    public func scaled(by factor: Double) -> AreaMin { AreaMin(width: _scaledOdd(width, factor), height: _scaledOdd(height, factor)) }
-}
-
-extension Closing: ScalableFilter {
-    public func scaled(by factor: Double) -> Closing { Closing(width: _scaledOdd(width, factor), height: _scaledOdd(height, factor)) }
-}
-
-extension Opening: ScalableFilter {
-    public func scaled(by factor: Double) -> Opening { Opening(width: _scaledOdd(width, factor), height: _scaledOdd(height, factor)) }
-}

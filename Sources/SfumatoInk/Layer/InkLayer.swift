@@ -68,6 +68,11 @@ public final class InkLayer: @unchecked Sendable {
     /// Clears the layer.
     public func clear() { accumulator.clear() }
 
+    /// Premultiplied sRGB-encoded floats of `count` pixels of row `y` from column `x`.
+    public func readRow(_ y: Int, x: Int, count: Int, into out: UnsafeMutablePointer<SIMD4<Float>>) {
+        _readRow(accumulator.bitmap, y, x, count, out)
+    }
+
     /// Whether every pixel is fully transparent.
     public var isEmpty: Bool {
         let b = accumulator.bitmap

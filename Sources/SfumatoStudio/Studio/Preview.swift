@@ -56,17 +56,7 @@ final class _Preview: @unchecked Sendable {
         if beforeAfter { look = DocumentState() }
         let lookKey = "\(beforeAfter)\(look.adjust)\(look.curve)\(look.preset)\(look.presetReference ?? "")"
         if adjusted == nil || lookKey != adjustedKey {
-            var image = Image(bitmap: base!)
-            image = look.adjust.apply(to: image)
-            if !look.curveIsIdentity {
-                image = ToneCurve(levels: look.curve).apply(to: image.convertingEncoding(from: .srgb, to: .linear))
-                    .convertingEncoding(from: .linear, to: .srgb)
-            }
-            if look.preset != 0 {
-                let p = GalleryPreset.all[look.preset]
-                let reference = try look.presetReference.map { Image(bitmap: try document.image(hash: $0)) }
-                image = p.apply(to: image, reference: reference).cropped(to: bounds)
-            }
+            let image = try document.look(look, on: Image(bitmap: base!))
             let out = try adjusted ?? Bitmap(width: width, height: height, format: .rgba8, alpha: .straight)
             try context.render(image, rect: bounds, into: out)
             adjusted = out
@@ -103,7 +93,7 @@ final class _Preview: @unchecked Sendable {
             }
             if showInk {
                 for ink in [shade, sketch, fading] {
-                    _readLayerRow(ink.accumulator.bitmap, y, r.x, r.width, layer)
+                    ink.readRow(y, x: r.x, count: r.width, into: layer)
                     for x in 0..<r.width {
                         let s = layer[x]
                         if s.w > 0 { row[x] = s + row[x] * (1 - s.w) }
@@ -141,19 +131,6 @@ final class _Preview: @unchecked Sendable {
         defer { if let output { tjFree(output) } }
         guard status == 0, let output else { return nil }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
-    }
-}
-
-/// Premultiplied floats from an ink layer row (Float32 or RGBA8 storage).
-func _readLayerRow(_ b: Bitmap, _ y: Int, _ x: Int, _ n: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>) {
-    if b.format == .rgbaFloat32 {
-        out.update(from: b.row(y).assumingMemoryBound(to: SIMD4<Float>.self) + x, count: n)
-    } else {
-        let p = b.row(y).assumingMemoryBound(to: UInt8.self) + 4 * x
-        for i in 0..<n {
-            if p[4 * i + 3] == 0 { out[i] = .zero; continue }
-            out[i] = SIMD4(Float(p[4 * i]), Float(p[4 * i + 1]), Float(p[4 * i + 2]), Float(p[4 * i + 3])) * (1 / 255)
-        }
     }
 }
 
