@@ -1,0 +1,198 @@
+"use strict";
+// Pointer input on #canvas: every coalesced sample goes to the server, batched once per animation
+// frame ("down" and "up" immediately); predicted samples ride along and feed the provisional tail.
+// In the gallery the same pointer drags are swipes instead. Palm rejection drops touches in pen-only mode.
+(function (S) {
+  const SWIPE_MIN_PX = 50;        // a swipe is a drag longer than this (CSS px)...
+  const SWIPE_DOMINANCE = 1.5;    // ...along one axis by at least this factor over the other
+
+  class PenInput {
+    /**
+     * hooks: mode(), penOnly(), penSeen(), sendsPen(), expectsPixels(), tailColor(sample) -> css | null,
+     *        pencilFollows() -> bool, swipe(direction), strokeEnded()
+     */
+    constructor({ view, connection, hooks }) {
+      this.view = view;
+      this.connection = connection;
+      this.hooks = hooks;
+      this.canvas = view.canvas;
+      this.strokeId = 0;        // per page, increasing
+      this.batchId = 0;         // page-wide, increasing; frames echo the highest batch they include
+      this.active = null;       // the stroke in progress: {pointerId, stroke, pending, predicted, tracks, pencil}
+      this.swipe = null;        // the gallery drag in progress: {pointerId, x0, y0, x, y}
+      this.flushSoon = S.util.frameScheduler(() => this.flush());
+      this.listen();
+    }
+
+    listen() {
+      const c = this.canvas;
+      c.addEventListener("pointerdown", (e) => this.down(e));
+      c.addEventListener("pointermove", (e) => this.move(e));
+      c.addEventListener("pointerup", (e) => this.up(e, "up"));
+      c.addEventListener("pointercancel", (e) => this.up(e, "cancel"));
+      // If capture is lost without an up (element hidden, tab switch), the stroke must still end.
+      c.addEventListener("lostpointercapture", (e) => {
+        if (this.active && this.active.pointerId === e.pointerId) this.up(e, "cancel");
+        if (this.swipe && this.swipe.pointerId === e.pointerId) this.swipe = null;
+      });
+      // Long-press menus and the barrel button's context menu would interrupt drawing.
+      c.addEventListener("contextmenu", (e) => e.preventDefault());
+    }
+
+    // ---- samples ---------------------------------------------------------------------------
+
+    /** A protocol sample from a pointer event (positions in document pixels). */
+    sample(event, coalesced) {
+      const at = this.view.clientToDoc(event.clientX, event.clientY);
+      if (!at) return null;
+      const { altitude, azimuth } = S.util.penAngles(event);
+      let pressure = event.pressure;
+      // Hardware without pressure reports 0.5 while pressed; a few browsers report 0 for such touches.
+      if (event.pointerType !== "pen" && pressure === 0 && (event.buttons & 1)) pressure = 0.5;
+      return {
+        x: at.x, y: at.y, pressure, altitude, azimuth,
+        twist: event.twist || 0,
+        tangentialPressure: event.tangentialPressure || 0,
+        pointerType: event.pointerType || "mouse",
+        buttons: event.buttons,
+        t: event.timeStamp,
+        coalesced,
+      };
+    }
+
+    /** Every sample merged into this event (the event itself is the last one), oldest first. */
+    coalescedSamples(event) {
+      let events = event.getCoalescedEvents ? event.getCoalescedEvents() : null;
+      if (!events || !events.length) events = [event];
+      const samples = [];
+      events.forEach((e, i) => {
+        const s = this.sample(e, i < events.length - 1);
+        if (s) samples.push(s);
+      });
+      return samples;
+    }
+
+    predictedSamples(event) {
+      const events = event.getPredictedEvents ? event.getPredictedEvents() : [];
+      const samples = [];
+      for (const e of events) {
+        const s = this.sample(e, false);
+        if (s) samples.push(s);
+      }
+      return samples;
+    }
+
+    // ---- pointer events ----------------------------------------------------------------------
+
+    down(event) {
+      if (this.active || this.swipe) return;                   // one pointer at a time
+      if (event.pointerType === "mouse" && event.button !== 0) return;
+      if (event.pointerType === "pen") this.hooks.penSeen();
+      // Gallery: drags are swipes, fingers included (palm rejection is for drawing).
+      if (this.hooks.mode() === "gallery") {
+        this.swipe = { pointerId: event.pointerId, x0: event.clientX, y0: event.clientY };
+        this.capture(event);
+        event.preventDefault();
+        return;
+      }
+      if (event.pointerType === "touch" && this.hooks.penOnly()) return;   // palm rejection
+      // While disconnected nothing can be drawn; a stroke begun now would reach the next session half-made.
+      if (!this.hooks.sendsPen() || !this.connection.isOpen) return;
+      const first = this.sample(event, false);
+      if (!first) return;
+      event.preventDefault();
+      this.capture(event);
+
+      const stroke = ++this.strokeId;
+      this.active = {
+        pointerId: event.pointerId, stroke, pending: [], predicted: [],
+        tracks: this.hooks.expectsPixels(),
+        tailColor: this.hooks.tailColor(first),
+      };
+      if (this.active.tailColor) this.view.tailBegin(this.active.tailColor);
+      this.send("down", [first], []);
+      this.followPencil(first);
+    }
+
+    move(event) {
+      if (this.swipe && this.swipe.pointerId === event.pointerId) return;
+      const a = this.active;
+      if (!a || a.pointerId !== event.pointerId) return;
+      const samples = this.coalescedSamples(event);
+      if (!samples.length) return;
+      a.pending.push(...samples);
+      a.predicted = this.predictedSamples(event);
+      this.followPencil(samples[samples.length - 1]);
+      this.flushSoon();
+    }
+
+    up(event, phase) {
+      if (this.swipe && this.swipe.pointerId === event.pointerId) {
+        this.finishSwipe(event);
+        return;
+      }
+      const a = this.active;
+      if (!a || a.pointerId !== event.pointerId) return;
+      // The up event itself is not a sample (its pressure is 0); pending moves go with it.
+      this.send(phase, a.pending, []);
+      a.pending = [];
+      this.active = null;
+      if (a.tailColor) this.view.tailEnd();
+      if (this.hooks.pencilFollows()) this.view.setPencil({ visible: false });
+      this.hooks.strokeEnded();
+    }
+
+    /** Once per animation frame: everything collected since the last message, in order. */
+    flush() {
+      const a = this.active;
+      if (!a || !a.pending.length) return;
+      const samples = a.pending;
+      a.pending = [];
+      this.send("move", samples, a.predicted);
+    }
+
+    send(phase, samples, predicted) {
+      const a = this.active;
+      const batch = ++this.batchId;
+      const sent = this.connection.send({ type: "pen", phase, stroke: a.stroke, batch, samples, predicted });
+      if (!sent) return;
+      if (a.tracks) S.stats.track(batch, samples.map((s) => s.t));
+      if (a.tailColor && samples.length) {
+        // The force pen's hue follows the pressure: the tail takes the newest sample's colour.
+        this.view.tail.color = this.hooks.tailColor(samples[samples.length - 1]) || a.tailColor;
+        this.view.tailAdd(samples, batch, predicted);
+      }
+    }
+
+    /** The page's own last sample drives the virtual pencil: no round trip. */
+    followPencil(sample) {
+      if (!this.hooks.pencilFollows()) return;
+      this.view.setPencil({ visible: true, x: sample.x, y: sample.y, altitude: sample.altitude, azimuth: sample.azimuth });
+    }
+
+    capture(event) {
+      try { this.canvas.setPointerCapture(event.pointerId); } catch (_) { /* pointer already gone */ }
+    }
+
+    /** The connection dropped: the server ends the stroke itself; later moves of this pointer are ignored. */
+    abort() {
+      if (this.active && this.active.tailColor) this.view.tailClear();
+      this.active = null;
+    }
+
+    get drawing() { return !!this.active; }
+
+    // ---- gallery swipes ------------------------------------------------------------------------
+
+    finishSwipe(event) {
+      const { x0, y0 } = this.swipe;
+      this.swipe = null;
+      const dx = event.clientX - x0, dy = event.clientY - y0;
+      const ax = Math.abs(dx), ay = Math.abs(dy);
+      if (ax > SWIPE_MIN_PX && ax > SWIPE_DOMINANCE * ay) this.hooks.swipe(dx < 0 ? "left" : "right");
+      else if (ay > SWIPE_MIN_PX && ay > SWIPE_DOMINANCE * ax) this.hooks.swipe(dy < 0 ? "up" : "down");
+    }
+  }
+
+  S.PenInput = PenInput;
+})(window.Sfumato);

@@ -1,0 +1,294 @@
+"use strict";
+// The stage: #canvas holds the server's preview (backing store = preview pixels, CSS-fitted with
+// object-fit: contain), #camera-canvas the filtered camera frames, and #overlay (device pixels of the
+// stage) the page's own chrome: the provisional stroke tail and the virtual pencil.
+(function (S) {
+  const PENCIL_FADE_S = 0.25;
+  const TAIL_TIMEOUT_MS = 600;   // an unconfirmed tail disappears at the latest this long after pen up
+
+  class View {
+    constructor({ onViewportChange }) {
+      this.stage = document.getElementById("stage");
+      this.canvas = document.getElementById("canvas");
+      this.ctx = this.canvas.getContext("2d");
+      this.cameraCanvas = document.getElementById("camera-canvas");
+      this.cameraCtx = this.cameraCanvas.getContext("2d");
+      this.overlay = document.getElementById("overlay");
+      this.overlayCtx = this.overlay.getContext("2d");
+      this.onViewportChange = onViewportChange;
+
+      this.docWidth = 0;            // document (full-resolution) size, from the server's state
+      this.docHeight = 0;
+      this.rect = null;             // cached client rect of #canvas
+      this.drawChain = Promise.resolve();
+      this.cameraFrameListeners = [];
+      this.previewListeners = [];
+
+      this.tail = { points: [], predicted: [], color: "#fff", endedAt: 0 };
+      this.pencil = { visible: false, opacity: 0, x: 0, y: 0, altitude: Math.PI / 2, azimuth: 0, lastTime: 0 };
+      this.scheduleOverlay = S.util.frameScheduler((time) => this.renderOverlay(time));
+
+      this.observeSize();
+    }
+
+    // ---- size and coordinates ------------------------------------------------------------
+
+    observeSize() {
+      let timer = 0;
+      const changed = () => {
+        this.rect = null;
+        this.resizeOverlay();
+        // Debounced: a rotation or a window drag produces a burst of sizes; the server re-renders once.
+        clearTimeout(timer);
+        timer = setTimeout(() => this.onViewportChange(this.viewport()), 120);
+      };
+      new ResizeObserver(changed).observe(this.stage);
+      window.addEventListener("scroll", () => { this.rect = null; }, { passive: true });
+      this.resizeOverlay();
+    }
+
+    /** The #canvas area in CSS pixels and the device pixel ratio: what hello/viewport report. */
+    viewport() {
+      const r = this.canvas.getBoundingClientRect();
+      return { viewport: { width: Math.round(r.width), height: Math.round(r.height) }, dpr: window.devicePixelRatio || 1 };
+    }
+
+    resizeOverlay() {
+      const r = this.stage.getBoundingClientRect();
+      const dpr = window.devicePixelRatio || 1;
+      this.overlay.width = Math.max(1, Math.round(r.width * dpr));
+      this.overlay.height = Math.max(1, Math.round(r.height * dpr));
+      this.overlayCtx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      this.scheduleOverlay();
+    }
+
+    setDocumentSize(width, height) {
+      this.docWidth = width;
+      this.docHeight = height;
+    }
+
+    canvasRect() {
+      if (!this.rect) this.rect = this.canvas.getBoundingClientRect();
+      return this.rect;
+    }
+
+    /** Where the photo is shown, in client coordinates (object-fit: contain letterboxes it). */
+    imageRect() {
+      const box = this.canvasRect();
+      const aspectW = this.canvas.width > 1 ? this.canvas.width : this.docWidth;
+      const aspectH = this.canvas.height > 1 ? this.canvas.height : this.docHeight;
+      if (!aspectW || !aspectH) return null;
+      const scale = Math.min(box.width / aspectW, box.height / aspectH);
+      const width = aspectW * scale, height = aspectH * scale;
+      return { left: box.left + (box.width - width) / 2, top: box.top + (box.height - height) / 2, width, height };
+    }
+
+    /** Client coordinates -> document pixels (the protocol's x = (clientX - imgLeft) / imgWidth * width). */
+    clientToDoc(clientX, clientY) {
+      const img = this.imageRect();
+      if (!img || !this.docWidth) return null;
+      return {
+        x: (clientX - img.left) / img.width * this.docWidth,
+        y: (clientY - img.top) / img.height * this.docHeight,
+      };
+    }
+
+    /** Document pixels -> overlay (stage CSS pixel) coordinates. */
+    docToStage(x, y) {
+      const img = this.imageRect();
+      const box = this.canvasRect();
+      return {
+        x: img.left - box.left + x / this.docWidth * img.width,
+        y: img.top - box.top + y / this.docHeight * img.height,
+      };
+    }
+
+    // ---- frames from the server ------------------------------------------------------------
+
+    /**
+     * Decodes now (decodes of successive frames overlap) but draws strictly in arrival order, so a
+     * small region frame never lands under an older full frame.
+     */
+    drawFrame(frame) {
+      if (!frame.blob.size) {
+        // An image-less frame only acknowledges pen batches that changed nothing on screen.
+        this.drawChain = this.drawChain.then(() => {
+          S.stats.frameDrawn(frame.header.batch, performance.now());
+          this.confirmTail(frame.header.batch);
+        });
+        return;
+      }
+      const decoded = createImageBitmap(frame.blob);
+      this.drawChain = this.drawChain.then(async () => {
+        let bitmap;
+        try { bitmap = await decoded; } catch (error) { console.warn("sfumato: undecodable frame", error); return; }
+        if (frame.header.kind === "camera") this.drawCameraFrame(frame.header, bitmap);
+        else this.drawPreviewFrame(frame.header, bitmap);
+        if (bitmap.close) bitmap.close();
+      });
+    }
+
+    drawPreviewFrame(header, bitmap) {
+      this.ensurePreviewSize(header.previewWidth, header.previewHeight);
+      const w = header.w || bitmap.width, h = header.h || bitmap.height;
+      this.ctx.drawImage(bitmap, header.x || 0, header.y || 0, w, h);
+      const now = performance.now();   // right after drawing: the latency end point
+      S.stats.frameDrawn(header.batch, now);
+      this.confirmTail(header.batch);
+      for (const listener of this.previewListeners) listener(header);
+    }
+
+    /** A new preview size (viewport change, new photo): keep the old picture, scaled, until the full frame lands. */
+    ensurePreviewSize(width, height) {
+      if (!width || !height || (this.canvas.width === width && this.canvas.height === height)) return;
+      let old = null;
+      if (this.canvas.width > 1) {
+        old = document.createElement("canvas");
+        old.width = this.canvas.width;
+        old.height = this.canvas.height;
+        old.getContext("2d").drawImage(this.canvas, 0, 0);
+      }
+      this.canvas.width = width;
+      this.canvas.height = height;
+      if (old) this.ctx.drawImage(old, 0, 0, width, height);
+      this.rect = null;
+      this.scheduleOverlay();
+    }
+
+    drawCameraFrame(header, bitmap) {
+      if (this.cameraCanvas.width !== bitmap.width || this.cameraCanvas.height !== bitmap.height) {
+        this.cameraCanvas.width = bitmap.width;
+        this.cameraCanvas.height = bitmap.height;
+      }
+      this.cameraCtx.drawImage(bitmap, 0, 0);
+      S.stats.frameDrawn(header.batch, performance.now());
+      for (const listener of this.cameraFrameListeners) listener(header);
+    }
+
+    showCamera(on) {
+      this.cameraCanvas.hidden = !on;
+      if (on) this.cameraCtx.clearRect(0, 0, this.cameraCanvas.width, this.cameraCanvas.height);
+    }
+
+    // ---- the provisional tail ---------------------------------------------------------------
+
+    /** Starts a provisional tail in `color` for a new stroke. */
+    tailBegin(color) {
+      this.tail = { points: [], predicted: [], color, endedAt: 0 };
+      this.scheduleOverlay();
+    }
+
+    /** Real samples (document px) of pen batch `batch`, shown until a frame covering the batch is drawn. */
+    tailAdd(samples, batch, predicted) {
+      for (const s of samples) this.tail.points.push({ x: s.x, y: s.y, batch });
+      this.tail.predicted = predicted || [];
+      this.scheduleOverlay();
+    }
+
+    tailEnd() {
+      this.tail.predicted = [];
+      this.tail.endedAt = performance.now();
+      this.scheduleOverlay();
+    }
+
+    tailClear() {
+      this.tail.points = [];
+      this.tail.predicted = [];
+      this.scheduleOverlay();
+    }
+
+    /** Drops the points the server has drawn, keeping the last one so the tail stays joined to the stroke. */
+    confirmTail(batch) {
+      const points = this.tail.points;
+      if (typeof batch !== "number" || !points.length) return;
+      let drawn = 0;
+      while (drawn < points.length && points[drawn].batch <= batch) drawn++;
+      if (drawn === 0) return;
+      const rest = points.slice(drawn - 1);
+      // Once the pen is up and everything is drawn, nothing provisional remains.
+      this.tail.points = this.tail.endedAt && rest.length === 1 ? [] : rest;
+      this.scheduleOverlay();
+    }
+
+    // ---- the virtual pencil --------------------------------------------------------------
+
+    /** pose: {visible, x, y (document px), altitude, azimuth}; the pencil fades in and out over 0.25 s. */
+    setPencil(pose) {
+      if (pose.visible) Object.assign(this.pencil, { x: pose.x, y: pose.y, altitude: pose.altitude, azimuth: pose.azimuth });
+      this.pencil.visible = !!pose.visible;
+      this.scheduleOverlay();
+    }
+
+    // ---- overlay rendering ---------------------------------------------------------------
+
+    renderOverlay(time) {
+      const ctx = this.overlayCtx;
+      const r = this.stage.getBoundingClientRect();
+      ctx.clearRect(0, 0, r.width, r.height);
+      if (!this.docWidth) return;
+      let again = this.drawTail(ctx);
+      again = this.drawPencilLayer(ctx, time) || again;
+      if (again) this.scheduleOverlay();
+    }
+
+    /** Thin line through the unconfirmed real samples, then fainter through the predicted ones. */
+    drawTail(ctx) {
+      const tail = this.tail;
+      if (tail.endedAt && performance.now() - tail.endedAt > TAIL_TIMEOUT_MS) tail.points = [];
+      if (!tail.points.length) return false;
+      ctx.save();
+      ctx.lineCap = "round";
+      ctx.lineJoin = "round";
+      ctx.strokeStyle = tail.color;
+      ctx.lineWidth = 2;
+      ctx.globalAlpha = 0.9;
+      this.polyline(ctx, tail.points);
+      if (tail.predicted.length) {
+        ctx.globalAlpha = 0.45;
+        ctx.lineWidth = 1.5;
+        this.polyline(ctx, [tail.points[tail.points.length - 1]].concat(tail.predicted));
+      }
+      ctx.restore();
+      return !!tail.endedAt;   // keep checking the timeout after pen up
+    }
+
+    polyline(ctx, points) {
+      ctx.beginPath();
+      points.forEach((p, i) => {
+        const q = this.docToStage(p.x, p.y);
+        if (i === 0) ctx.moveTo(q.x, q.y); else ctx.lineTo(q.x, q.y);
+      });
+      if (points.length === 1) {
+        const q = this.docToStage(points[0].x, points[0].y);
+        ctx.lineTo(q.x + 0.01, q.y);
+      }
+      ctx.stroke();
+    }
+
+    drawPencilLayer(ctx, time) {
+      const p = this.pencil;
+      const target = p.visible ? 1 : 0;
+      if (p.opacity !== target) {
+        // Fading: advance by the real frame time (the first frame of a fade only starts the clock).
+        if (p.lastTime) {
+          const step = Math.min(0.1, (time - p.lastTime) / 1000) / PENCIL_FADE_S;
+          p.opacity = target > p.opacity ? Math.min(1, p.opacity + step) : Math.max(0, p.opacity - step);
+        }
+        p.lastTime = time;
+      } else {
+        p.lastTime = 0;
+      }
+      if (p.opacity > 0) {
+        const at = this.docToStage(p.x, p.y);
+        const box = this.canvasRect();
+        const length = S.util.clamp(0.32 * Math.min(box.width, box.height), 110, 300);
+        S.drawPencil(ctx, at.x, at.y, p.altitude, p.azimuth, easeInOut(p.opacity), length);
+      }
+      return p.opacity !== target;
+    }
+  }
+
+  function easeInOut(t) { return t * t * (3 - 2 * t); }
+
+  S.View = View;
+})(window.Sfumato);
