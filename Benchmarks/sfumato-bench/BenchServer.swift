@@ -17,6 +17,7 @@ import SfumatoDocument
 ///       SPEC like the CLI's -f: NAME or NAME:key=value,...; `preset:SLUG` for gallery presets
 ///   explain KEY WS SPEC...           the render plan                      -> plan lines, then end
 ///   threads N                        threads for later renders            -> ok
+///   fusion on|off                    fuse consecutive point filters (on)  -> ok
 ///   ink N WIDTH                      an N-sample stroke on a 1920x1280 layer -> ms T batch4 T p99 T
 ///   doc PHOTO FOLDER                 document commit times and size         -> edit T batch T end T size BYTES
 ///   quit
@@ -26,6 +27,7 @@ enum BenchServer {
     nonisolated(unsafe) static var floats: [String: Bitmap] = [:]
     nonisolated(unsafe) static var files: [String: [UInt8]] = [:]
     nonisolated(unsafe) static var threads = defaultThreadCount
+    nonisolated(unsafe) static var fusion = true
 
     static func now() -> Double {
         var t = timespec()
@@ -73,6 +75,9 @@ enum BenchServer {
         case "threads":
             threads = Int(a[0]) ?? defaultThreadCount
             reply("ok")
+        case "fusion":
+            fusion = a.first != "off"
+            reply("ok")
         case "filter", "explain":
             let key = command == "filter" ? a[0] : a[0]
             let ws = WorkingSpace(rawValue: a[1]) ?? .linear
@@ -81,7 +86,7 @@ enum BenchServer {
             let source = float ? floats[key]! : images[key]!
             var recipe = Image(bitmap: source)
             for spec in specs { recipe = try apply(spec, to: recipe) }
-            let context = RenderContext(options: .init(workingSpace: ws, threads: threads))
+            let context = RenderContext(options: .init(workingSpace: ws, threads: threads, fusion: fusion))
             if command == "explain" {
                 reply(try context.explain(recipe, rect: source.bounds))
                 reply("end")

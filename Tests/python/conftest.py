@@ -23,6 +23,8 @@ def sfumato() -> str:
 
 
 def real_photo() -> pathlib.Path:
-    """The PencilController photo when the shared data folder is there, else a bundled one."""
+    """The PencilController photo when the shared data folder is there, else a bundled one
+    without a colour profile to convert (Sfumato converts embedded profiles to sRGB on reading,
+    Pillow does not, so a profiled photo would compare different pixels)."""
     shared = ROOT.parent / "shared" / "data" / "pencilcontroller-DSCF0786.jpg"
-    return shared if shared.exists() else PHOTOS / "rocket.jpg"
+    return shared if shared.exists() else PHOTOS / "hubble_deep_field.jpg"

@@ -48,19 +48,21 @@ enum StudioCommand {
             output.print("Pairing token: \(token!) (the URL carries it; the certificate is self-signed, so accept it once)")
         }
         output.print("Document: \(document.path)")
-        // Serve until interrupted; stop cleanly so the document is left consistent.
-        let done = DispatchSemaphore(value: 0)
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignal in
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { done.signal() }
-            s.resume()
-            return s
-        }
-        done.wait()
-        _ = sources
+        // Serve until interrupted; stop cleanly so the document is left consistent. (A plain
+        // handler setting a flag: dispatch signal sources need the signal blocked in every
+        // thread, and worker threads may already exist.)
+        _studioStopRequested = 0
+        signal(SIGINT, _studioSignalHandler)
+        signal(SIGTERM, _studioSignalHandler)
+        while _studioStopRequested == 0 { usleep(50_000) }
         server.stop()
-        try document.checkpoint()
+        try studio.document.checkpoint()
     }
+}
+
+nonisolated(unsafe) var _studioStopRequested: sig_atomic_t = 0
+
+/// Async-signal-safe: only sets a flag the main thread polls.
+func _studioSignalHandler(_ signal: Int32) {
+    _studioStopRequested = 1
 }

@@ -16,7 +16,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
     let queue = DispatchQueue(label: "sfumato.studio")
     /// Set once the server is listening.
     public var server: WebServer?
-    private(set) var document: Document
+    public private(set) var document: Document
     /// The pairing token (--lan), or nil.
     let token: String?
     /// Where new documents go (photos opened from the page).

@@ -1,0 +1,96 @@
+"""`sfumato studio --lan`: TLS with a self-signed certificate made on first use and kept in the
+config folder, and a pairing token without which every request is refused."""
+import json
+import os
+import re
+import signal
+import socket
+import ssl
+import subprocess
+import time
+import urllib.error
+import urllib.request
+
+from conftest import PHOTOS
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_lan_needs_tls_and_the_pairing_token(sfumato, tmp_path):
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
+    port = free_port()
+    server = subprocess.Popen([sfumato, "studio", str(PHOTOS / "rocket.jpg"), "--document", str(tmp_path / "lan.sfumato"),
+                               "--lan", "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        line = server.stdout.readline()
+        match = re.search(r"https://[^ ]+:(\d+)/\?token=([0-9a-f]{32})", line)
+        assert match, line
+        token = match.group(2)
+        assert int(match.group(1)) == port
+        # The certificate was made and kept in the config folder (key readable by the owner only).
+        key = tmp_path / "config" / "sfumato" / "studio-key.pem"
+        assert (tmp_path / "config" / "sfumato" / "studio-cert.pem").exists() and key.exists()
+        assert oct(key.stat().st_mode & 0o777) == "0o600"
+        context = ssl.create_default_context()
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+        base = f"https://127.0.0.1:{port}"
+
+        def get(path):
+            try:
+                with urllib.request.urlopen(base + path, context=context, timeout=10) as r:
+                    return r.status, r.read()
+            except urllib.error.HTTPError as e:
+                return e.code, e.read()
+
+        for path in ["/", "/api/document", "/static/app.js", "/api/render?width=64"]:
+            status, body = get(path)
+            assert status == 403, (path, status)
+            assert b"token" in body
+        status, _ = get(f"/api/document?token={'0' * 32}")
+        assert status == 403
+        status, body = get(f"/api/document?token={token}")
+        assert status == 200 and json.loads(body)["width"] == 640
+        status, body = get(f"/?token={token}")
+        assert status == 200 and b"<html" in body.lower()
+        # Plain HTTP on the TLS port gets nowhere.
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/api/document?token={token}", timeout=5).read()
+            assert False, "plain HTTP was served"
+        except Exception:
+            pass
+        # A WebSocket upgrade without the token is refused.
+        raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+        tls = context.wrap_socket(raw, server_hostname="localhost")
+        tls.sendall(b"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        reply = tls.recv(1024)
+        assert b" 101 " not in reply.split(b"\r\n")[0], reply
+        tls.close()
+        # With the token it upgrades.
+        raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+        tls = context.wrap_socket(raw, server_hostname="localhost")
+        tls.sendall(f"GET /ws?token={token} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+        reply = tls.recv(1024)
+        assert b" 101 " in reply.split(b"\r\n")[0], reply
+        tls.close()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=10)
+    # The same certificate is reused next time.
+    first = (tmp_path / "config" / "sfumato" / "studio-cert.pem").read_bytes()
+    again = subprocess.Popen([sfumato, "studio", str(tmp_path / "lan.sfumato"), "--lan", "--port", str(free_port())],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        assert "https://" in again.stdout.readline()
+    finally:
+        again.send_signal(signal.SIGTERM)
+        again.wait(timeout=10)
+    assert (tmp_path / "config" / "sfumato" / "studio-cert.pem").read_bytes() == first
