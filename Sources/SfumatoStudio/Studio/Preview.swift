@@ -24,6 +24,9 @@ final class _Preview: @unchecked Sendable {
     let sketch: InkLayer
     let fading: InkLayer
     var inkKey = ""
+    /// Where the kept layers and the fading layer hold ink (pixels outside are copied, not blended).
+    var keptBounds = Rect.zero
+    var fadingBounds = Rect.zero
     /// The composited picture the page sees.
     let frame: Bitmap
     let context = RenderContext(workingSpace: .none)
@@ -70,8 +73,9 @@ final class _Preview: @unchecked Sendable {
         if key == inkKey { return }
         shade.clear()
         sketch.clear()
+        keptBounds = .zero
         for s in state.strokes where !s.stroke.fades {
-            (s.layer == .shade ? shade : sketch).draw(s.stroke)
+            keptBounds = keptBounds.union((s.layer == .shade ? shade : sketch).draw(s.stroke))
         }
         inkKey = key
     }
@@ -82,29 +86,37 @@ final class _Preview: @unchecked Sendable {
         let r = rect.intersection(bounds)
         if r.isEmpty { return }
         guard let adjusted else { return }
-        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: r.width)
-        let layer = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: r.width)
+        // Only where there is ink is anything blended; the rest of the picture is copied.
+        var inkArea = Rect.zero
+        if showInk {
+            inkArea = keptBounds.union(fadingBounds)
+            for stroke in active { inkArea = inkArea.union(stroke.bounds) }
+            inkArea = inkArea.intersection(r)
+        }
+        let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: max(inkArea.width, 1))
+        let layer = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: max(inkArea.width, 1))
         defer { row.deallocate(); layer.deallocate() }
         for y in r.y..<r.maxY {
-            let src = adjusted.row(y).assumingMemoryBound(to: UInt8.self) + 4 * r.x
-            for x in 0..<r.width {
+            memcpy(frame.row(y) + 4 * r.x, adjusted.row(y) + 4 * r.x, 4 * r.width)
+            guard y >= inkArea.y && y < inkArea.maxY else { continue }
+            let a = inkArea
+            let src = adjusted.row(y).assumingMemoryBound(to: UInt8.self) + 4 * a.x
+            for x in 0..<a.width {
                 let p = src + 4 * x
                 row[x] = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3])) * (1 / 255)
             }
-            if showInk {
-                for ink in [shade, sketch, fading] {
-                    ink.readRow(y, x: r.x, count: r.width, into: layer)
-                    for x in 0..<r.width {
-                        let s = layer[x]
-                        if s.w > 0 { row[x] = s + row[x] * (1 - s.w) }
-                    }
-                }
-                for stroke in active {
-                    stroke.compositeRow(y, x0: r.x, count: r.width, onto: row)
+            for ink in [shade, sketch, fading] {
+                ink.readRow(y, x: a.x, count: a.width, into: layer)
+                for x in 0..<a.width {
+                    let s = layer[x]
+                    if s.w > 0 { row[x] = s + row[x] * (1 - s.w) }
                 }
             }
-            let out = frame.row(y).assumingMemoryBound(to: UInt8.self) + 4 * r.x
-            for x in 0..<r.width {
+            for stroke in active {
+                stroke.compositeRow(y, x0: a.x, count: a.width, onto: row)
+            }
+            let out = frame.row(y).assumingMemoryBound(to: UInt8.self) + 4 * a.x
+            for x in 0..<a.width {
                 let v = row[x]
                 let a = min(max(v.w, 0), 1)
                 let c = a > 0 ? v * (1 / a) : .zero

@@ -327,7 +327,8 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         s.work.async {
             guard let preview = s.preview else { return }
             let dirty = stroke.renderer.finish().union(stroke.renderer.bounds)
-            (fades ? preview.fading : (stroke.layer == .shade ? preview.shade : preview.sketch)).commit(stroke.renderer)
+            let area = (fades ? preview.fading : (stroke.layer == .shade ? preview.shade : preview.sketch)).commit(stroke.renderer)
+            if fades { preview.fadingBounds = preview.fadingBounds.union(area) } else { preview.keptBounds = preview.keptBounds.union(area) }
             if !fades { preview.inkKey = state.strokes.map { "\($0.id)" }.joined(separator: ",") }
             self.schedule(s, dirty: dirty, batch: s.batch)
         }
@@ -337,6 +338,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 guard let p = other.preview else { return }
                 if fades {
                     let r = p.fading.draw(stored.stroke)
+                    p.fadingBounds = p.fadingBounds.union(r)
                     self.schedule(other, dirty: r, batch: other.batch)
                 } else {
                     p.updateInk(state)
@@ -518,9 +520,17 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             group.enter()
             s.work.async {
                 defer { group.leave() }
-                guard let p = s.preview else { return }
-                if p.fading.fadeStep(.transparent) > 0 { remaining.add() }
-                self.schedule(s, dirty: p.bounds, batch: s.batch, full: true)
+                guard let p = s.preview, !p.fadingBounds.isEmpty else { return }
+                let before = p.fadingBounds
+                if p.fading.fadeStep(.transparent) > 0 {
+                    remaining.add()
+                    // The blur spreads ink by its radius each frame.
+                    p.fadingBounds = p.fadingBounds.insetBy(dx: -3, dy: -3).intersection(p.bounds)
+                } else {
+                    p.fading.clear()
+                    p.fadingBounds = .zero
+                }
+                self.schedule(s, dirty: before.union(p.fadingBounds), batch: s.batch)
             }
         }
         group.notify(queue: queue) { if remaining.value == 0 { self.stopFade() } }

@@ -237,6 +237,11 @@
       if (tail.endedAt && performance.now() - tail.endedAt > TAIL_TIMEOUT_MS) tail.points = [];
       if (!tail.points.length) return false;
       ctx.save();
+      // Predictions can overshoot the photo; the tail stays on it, like the ink will.
+      const img = this.imageRect(), box = this.canvasRect();
+      ctx.beginPath();
+      ctx.rect(img.left - box.left, img.top - box.top, img.width, img.height);
+      ctx.clip();
       ctx.lineCap = "round";
       ctx.lineJoin = "round";
       ctx.strokeStyle = tail.color;
