@@ -128,6 +128,20 @@ public final class Document: @unchecked Sendable {
     public var canUndo: Bool { historyPosition > 0 }
     public var canRedo: Bool { historyPosition < historyLength }
 
+    /// A setting kept with the document but outside the history (the studio's mode and brush).
+    public func setting(_ key: String) -> String? {
+        locked { try? db.text("SELECT value FROM meta WHERE key=?", ["setting." + key]) }
+    }
+
+    /// Stores a setting (one transaction; not part of undo).
+    public func setSetting(_ key: String, _ value: String) throws {
+        try locked {
+            try db.transaction(durable: false) {
+                try db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)").bind(["setting." + key, value]).run()
+            }
+        }
+    }
+
     /// SHA-256 of bytes, hex.
     static func sha256(_ bytes: [UInt8]) -> String {
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))

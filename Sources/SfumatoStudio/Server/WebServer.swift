@@ -32,6 +32,9 @@ public final class WebServer: @unchecked Sendable {
         var rx: [UInt8] = []
         var rxBinary = false
         var rxTooLarge = false
+        /// Whether the current request went to the delegate (libwebsockets reports completion of
+        /// an empty body too, so a request must not be handed over twice).
+        var dispatched = false
         init(id: Int) { self.id = id }
     }
 
@@ -316,6 +319,7 @@ func _sfumatoLwsCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, 
         c.method = lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0 ? "POST" : "GET"
         c.body = []
         c.bodyTooLarge = false
+        c.dispatched = false
         var peer = [CChar](repeating: 0, count: 64)
         lws_get_peer_simple(wsi, &peer, 64)
         c.peer = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -344,8 +348,9 @@ func _sfumatoLwsCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, 
         return 0
 
     case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        guard let c = server.connection(wsi, user, create: false) else { return 0 }
+        guard let c = server.connection(wsi, user, create: false), !c.dispatched else { return 0 }
         if c.bodyTooLarge {
+            c.dispatched = true
             server.respond(c, .error(413, "request body over the limit of \(WebServer.maximumBodyBytes) bytes"))
         } else {
             dispatch(server, c)
@@ -418,8 +423,10 @@ func _sfumatoLwsCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, 
     }
 }
 
-/// Hands a complete HTTP request to the delegate; its response comes back through the mailbox.
+/// Hands a complete HTTP request to the delegate (once); its response comes back through the mailbox.
 private func dispatch(_ server: WebServer, _ c: WebServer.Connection) {
+    if c.dispatched { return }
+    c.dispatched = true
     let request = HTTPRequest(method: c.method, path: c.path, query: c.query, body: c.body, peer: c.peer)
     server.delegate.handle(request) { [weak server] response in
         server?.respond(c, response)

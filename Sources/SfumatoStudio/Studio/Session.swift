@@ -26,9 +26,10 @@ final class _Session: @unchecked Sendable {
     var batch = 0
     var frameScheduled = false
     var sequence = 0
-    // Camera: newest frame waiting, and whether one is being processed.
+    // Camera (guarded by cameraLock): the newest frame waiting, and how many are being filtered.
+    let cameraLock = NSLock()
     var cameraFrame: ([UInt8], UInt32)?
-    var cameraBusy = false
+    var cameraBusy = 0
     // Picture refreshes (on `work`): the newest state wins.
     var pendingState: DocumentState?
     var pendingInk = false

@@ -44,6 +44,26 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         guard let resources = Bundle.module.resourceURL else { throw SfumatoError.io("the studio's web files are missing") }
         web = resources.appendingPathComponent("web")
         photos = resources.appendingPathComponent("photos")
+        loadSettings()
+    }
+
+    /// Mode and brush as the document last had them.
+    func loadSettings() {
+        if let m = document.setting("mode"), ["adjust", "sketch", "shade", "curve", "gallery"].contains(m) { mode = m }
+        if let b = document.setting("brush"), let settings = try? JSONDecoder().decode(BrushSettings.self, from: Data(b.utf8)) {
+            brush = settings
+        }
+        if let k = document.setting("keepStrokes") { keepStrokes = k == "true" }
+    }
+
+    func saveSettings() {
+        do {
+            try document.setSetting("mode", mode)
+            try document.setSetting("brush", String(decoding: try JSONEncoder().encode(brush), as: UTF8.self))
+            try document.setSetting("keepStrokes", keepStrokes ? "true" : "false")
+        } catch {
+            log("saving settings: \(error)")
+        }
     }
 
     /// The bundled sample photo (public domain).
@@ -79,7 +99,12 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 requested = v
             }
             let width = requested
-            let format = export ? (request.query["format"] == "png" ? ImageFormat.png : .jpeg) : .png
+            let requestedFormat = request.query["format"] ?? "jpeg"
+            guard ["jpeg", "jpg", "png"].contains(requestedFormat) else {
+                respond(.error(400, "format must be jpeg or png, not \(requestedFormat)"))
+                return
+            }
+            let format = export ? (requestedFormat == "png" ? ImageFormat.png : .jpeg) : .png
             queue.async {
                 let doc = self.document
                 DispatchQueue.global().async {
@@ -173,6 +198,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 throw StudioError("mode must be adjust, sketch, shade, curve or gallery")
             }
             mode = m
+            saveSettings()
             broadcastState()
         case "hold":
             let pair = o["pair"] as? String
@@ -228,6 +254,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             }
             if let k = o["keepStrokes"] as? Bool { keepStrokes = k }
             brush = b
+            saveSettings()
             broadcastState()
         case "undo", "redo":
             undoRedo(type == "undo")
@@ -255,7 +282,8 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
 
     /// Parses pen samples, quantised as the document stores them.
     func samples(_ v: Any?) throws -> [PenSample] {
-        guard let list = v as? [[String: Any]] else { return [] }
+        guard let any = v as? [Any] else { return [] }
+        guard let list = any as? [[String: Any]] else { throw StudioError("pen samples must be objects") }
         if list.count > 4096 { throw StudioError("too many samples in one message") }
         let decoded = try list.map { d -> PenSample in
             let data = try JSONSerialization.data(withJSONObject: d)
@@ -268,9 +296,14 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         guard let phase = o["phase"] as? String, ["down", "move", "up", "cancel"].contains(phase) else {
             throw StudioError("pen phase must be down, move, up or cancel")
         }
-        let pageStroke = Int(number(o["stroke"]) ?? -1)
-        let batch = Int(number(o["batch"]) ?? 0)
+        guard let strokeNumber = number(o["stroke"]), let batchNumber = number(o["batch"]), o["samples"] is [Any] else {
+            throw StudioError("pen messages need stroke, batch and samples (an array)")
+        }
+        let pageStroke = Int(strokeNumber)
+        let batch = Int(batchNumber)
         let list = try samples(o["samples"])
+        // Frames report the newest pen batch they include.
+        s.work.async { s.batch = max(s.batch, batch) }
         if phase == "down" { s.penDown = true }
         if phase == "up" || phase == "cancel" { s.penDown = false }
 
@@ -295,7 +328,12 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             if s.stroke != nil { endStroke(s) }
             let layer: LayerKind = mode == "shade" ? .shade : .sketch
             var settings = brush
-            settings.kind = mode == "shade" ? .pencil : (brush.kind == .pencil ? .forcePen : brush.kind)
+            // Shade offers pencil, pen and eraser; Sketch force pen, pen and eraser.
+            if mode == "shade" {
+                if ![.pencil, .pen, .eraser].contains(brush.kind) { settings.kind = .pencil }
+            } else if ![.forcePen, .pen, .eraser].contains(brush.kind) {
+                settings.kind = .forcePen
+            }
             if list.first?.isEraser == true { settings.kind = .eraser }
             let fades = mode == "sketch" && !keepStrokes && settings.kind != .eraser
             let id = try document.beginStroke(layer: layer, brush: settings, fades: fades)
@@ -389,6 +427,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             document = doc
             liveAdjust = nil
             liveCurve = nil
+            saveSettings()
             log("opened \(safe) as \(path)")
             for s in sessions.values {
                 s.stroke = nil
@@ -454,7 +493,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                         try p.update(document: doc, state: st, beforeAfter: s.beforeAfter)
                         if s.pendingInk { p.updateInk(st); s.pendingInk = false }
                     } catch { self.log("render: \(error)") }
-                    self.schedule(s, dirty: p.bounds, batch: s === source ? (batch ?? s.batch) : s.batch, full: true)
+                    self.schedule(s, dirty: p.bounds, batch: s.batch, full: true)
                 }
             }
         }
@@ -545,36 +584,50 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         }
         let number = UInt32(data[4]) | UInt32(data[5]) << 8 | UInt32(data[6]) << 16 | UInt32(data[7]) << 24
         let preset = document.state.preset
-        let reference = document.state.presetReference
+        let presetReference = document.state.presetReference
         let doc = document
-        s.work.async {
-            // Latest wins: a frame that arrives while one is being filtered replaces the waiting one.
-            s.cameraFrame = (data, number)
-            if s.cameraBusy { return }
-            s.cameraBusy = true
-            while let (bytes, n) = s.cameraFrame {
+        let reference = presetReference.flatMap { try? doc.image(hash: $0) }.map { Image(bitmap: $0) }
+        s.cameraLock.lock()
+        // Latest wins: a frame that arrives while two are being filtered replaces the waiting one.
+        s.cameraFrame = (data, number)
+        let start = s.cameraBusy < 2
+        if start { s.cameraBusy += 1 }
+        s.cameraLock.unlock()
+        if !start { return }
+        DispatchQueue.global().async {
+            while true {
+                s.cameraLock.lock()
+                guard let (bytes, n) = s.cameraFrame else {
+                    s.cameraBusy -= 1
+                    s.cameraLock.unlock()
+                    return
+                }
                 s.cameraFrame = nil
-                guard let input = _decodeCameraFrame(bytes[8...]) else {
-                    self.sendJSON(s, ["type": "error", "message": "camera frame \(n) is not a decodable JPEG"])
-                    continue
-                }
-                let p = GalleryPreset.all[preset]
-                let ref = reference.flatMap { try? doc.image(hash: $0) }.map { Image(bitmap: $0) }
-                let image = Image(bitmap: input)
-                do {
-                    let out = try RenderContext(workingSpace: .none).render(p.apply(to: image, reference: ref).cropped(to: image.extent),
-                                                                            rect: image.extent)
-                    guard let jpeg = _encodeJPEG(out, quality: 80) else { continue }
-                    s.sequence += 1
-                    let header: [String: Any] = ["seq": s.sequence, "batch": s.batch, "kind": "camera", "x": 0, "y": 0, "w": out.width,
-                                                 "h": out.height, "previewWidth": out.width, "previewHeight": out.height,
-                                                 "format": "jpeg", "frame": Int(n)]
-                    self.server?.send(s.id, _frame(header, jpeg), binary: true)
-                } catch {
-                    self.log("camera: \(error)")
-                }
+                s.cameraLock.unlock()
+                self.filterCameraFrame(s, bytes, n, preset: preset, reference: reference)
             }
-            s.cameraBusy = false
+        }
+    }
+
+    /// Decodes, filters and sends back one camera frame (two run at once, one per core).
+    func filterCameraFrame(_ s: _Session, _ bytes: [UInt8], _ n: UInt32, preset: Int, reference: Image?) {
+        guard let input = _decodeCameraFrame(bytes[8...]) else {
+            sendJSON(s, ["type": "error", "message": "camera frame \(n) is not a decodable JPEG"])
+            return
+        }
+        let image = Image(bitmap: input)
+        do {
+            // One thread per frame: two frames in flight keep both cores busy with less overhead.
+            let context = RenderContext(options: .init(workingSpace: .none, threads: 1))
+            let out = try context.render(GalleryPreset.all[preset].apply(to: image, reference: reference).cropped(to: image.extent),
+                                         rect: image.extent)
+            guard let jpeg = _encodeJPEG(out, quality: 80) else { return }
+            let header: [String: Any] = ["seq": 0, "batch": 0, "kind": "camera", "x": 0, "y": 0, "w": out.width,
+                                         "h": out.height, "previewWidth": out.width, "previewHeight": out.height,
+                                         "format": "jpeg", "frame": Int(n)]
+            server?.send(s.id, _frame(header, jpeg), binary: true)
+        } catch {
+            log("camera: \(error)")
         }
     }
 
