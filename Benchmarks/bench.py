@@ -13,6 +13,12 @@ render into a preallocated bitmap); the peers are timed here with time.perf_coun
 the call. End-to-end rows start a whole process per run and record wall time and peak RSS
 (wait4 rusage of that child, spawned by a small launcher process).
 
+Every filter `sfumato filters` lists gets at least one row (a missing one is warned about and named in
+the report). The two that take a second image (CISourceOverCompositing, histogram-specification) can't
+be loaded by sfumato-bench's `filter` command, so they are timed as whole `sfumato apply` processes,
+with and without the filter. The "fusion off" rows need sfumato-bench's `fusion on|off` command; an
+older sfumato-bench without it stops the run at the start with a message saying so.
+
 Writes BENCHMARKS.md (repository root) and Benchmarks/results.json.
 """
 from __future__ import annotations
@@ -266,12 +272,41 @@ class Row:
     notes: list[str] = field(default_factory=list)
     samples: dict[str, list[float]] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    filters: tuple[str, ...] = ()  # the Sfumato filters the row runs, as `sfumato filters` names them
+    needs: set[str] = field(default_factory=set)  # sfumato-bench commands beyond the basic ones (e.g. fusion)
+    pair: str | None = None  # the op of the row this one is compared with (fusion off vs on)
+    cli: dict[str, list[str]] = field(default_factory=dict)  # whole-process commands, timed when the bench can't
+    cli_samples: dict[str, list[float]] = field(default_factory=dict)
+    quick_skip: dict[str, str] = field(default_factory=dict)  # peer -> why quick mode leaves it out (slow)
 
 
 _KEEPALIVE: list = []
 
+# Row groups, in table order.
+G_CI_COLOUR, G_CI_BLUR, G_GALLERY, G_CODECS = "Core Image: colour", "Core Image: blur", "Gallery filters", "Codecs"
+GROUPS = [G_CI_COLOUR, G_CI_BLUR, G_GALLERY, G_CODECS]
 
-def build_rows(srv: SfumatoBench, jpg: Path, png: Path, w: int, h: int) -> list[Row]:
+# CIColorMatrix: sepia rows plus a small bias (the general affine path, not the bias-free linear one).
+SEPIA = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]])
+SEPIA_BIAS = np.array([0.02, 0.01, -0.02])
+COLOR_MATRIX_SPEC = ("CIColorMatrix:" + ",".join(
+    f"input{c}Vector=[" + ";".join(f"{x:g}" for x in list(SEPIA[i]) + [0]) + "]" for i, c in enumerate("RGB"))
+    + ",inputBiasVector=[" + ";".join(f"{x:g}" for x in list(SEPIA_BIAS) + [0]) + "]")
+
+
+def reference_image(jpg: Path) -> Path:
+    """A JPEG with another histogram (the photo through a gamma 0.6 table), for histogram-specification."""
+    ref = jpg.with_name(jpg.stem + "-reference.jpg")
+    if not ref.exists() or ref.stat().st_mtime < jpg.stat().st_mtime:
+        im = Image.open(jpg).convert("RGB")
+        lut = [round(255 * (v / 255) ** 0.6) for v in range(256)]
+        tmp = ref.with_name(ref.stem + ".tmp.jpg")
+        im.point(lut * 3).save(tmp, "JPEG", quality=90)
+        os.replace(tmp, ref)
+    return ref
+
+
+def build_rows(srv: SfumatoBench, cli_bin: Path, jpg: Path, png: Path, w: int, h: int) -> list[Row]:
     size = f"{w}×{h}"
     log(f"loading {png.name} into each tool ...")
     loaded = srv.command(f"load img {png}")
@@ -309,6 +344,16 @@ def build_rows(srv: SfumatoBench, jpg: Path, png: Path, w: int, h: int) -> list[
     def F(ws: str, out: str, specs: str):
         return S(f"filter img {ws} {out} {specs}")
 
+    def unfused(ws: str, out: str, specs: str):
+        """The same render with fusion of consecutive point filters turned off for it alone."""
+        def run():
+            srv.command("fusion off")
+            try:
+                return srv.ms(f"filter img {ws} {out} {specs}")
+            finally:
+                srv.command("fusion on")
+        return run
+
     def have(**kw):
         return {k: v for k, v in kw.items() if v is not None and (k == "sfumato" or k not in _import_errors)}
 
@@ -316,39 +361,97 @@ def build_rows(srv: SfumatoBench, jpg: Path, png: Path, w: int, h: int) -> list[
     A, o = pencil_affine()
     m8, mf = (to_bgr(A, o, 255.0), to_bgr(A, o, 1.0)) if cv_ok else (None, None)
     glut = gamma_lut(1.5)
+    vglut = pyvips.Image.new_from_array(glut.reshape(1, 256).tolist()) if vips_ok else None
     tlut = tone_curve_lut()
     rows: list[Row] = []
     img = f"{size} photo"
+    rep = cv2.BORDER_REPLICATE if cv_ok else None
 
-    # 1. codecs
-    rows.append(Row("Codecs", "Decode JPEG (q90)", f"{size} JPEG, {len(jpg_bytes) / 1e6:.1f} MB",
-                    "bytes in memory → 8-bit pixels; Sfumato RGBA, peers RGB",
-                    details="Decoding: from bytes already in memory. Sfumato `decode` (RGBA8 out); cv2.imdecode "
-                    "IMREAD_COLOR (BGR); pyvips new_from_buffer(access=sequential).copy_memory(); Pillow "
-                    "Image.open + load.", tools=have(
-        sfumato=S("decode jpg"),
-        opencv=cv_ok and (lambda: cv2.imdecode(np.frombuffer(jpg_bytes, np.uint8), cv2.IMREAD_COLOR)) or None,
-        libvips=vips_ok and (lambda: pyvips.Image.new_from_buffer(jpg_bytes, "", access="sequential").copy_memory()) or None,
-        pillow=pil_ok and (lambda: Image.open(io.BytesIO(jpg_bytes)).load()) or None)))
-    rows.append(Row("Codecs", "Encode JPEG q90", img,
-                    "8-bit → JPEG q90 4:2:0 in memory; Sfumato from RGBA, peers from RGB",
-                    details="JPEG encoding: quality 90, 4:2:0, no optimised Huffman tables, into memory. "
-                    "cv2.imencode; pyvips jpegsave_buffer(Q=90, subsample_mode=on) (libvips' default turns "
-                    "chroma subsampling off at Q ≥ 90); Pillow save(quality=90).", tools=have(
-        sfumato=S("encode-jpeg img 90"),
-        opencv=cv_ok and (lambda: cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, 90])) or None,
-        libvips=vips_ok and (lambda: vimg.jpegsave_buffer(Q=90, subsample_mode="on")) or None,
-        pillow=pil_ok and (lambda: pim.save(io.BytesIO(), "JPEG", quality=90)) or None)))
-    rows.append(Row("Codecs", "Decode PNG", f"{size} PNG (8-bit RGB), {len(png_bytes) / 1e6:.1f} MB",
-                    "bytes in memory → 8-bit pixels; Sfumato RGBA, peers RGB", tools=have(
-        sfumato=S("decode png"),
-        opencv=cv_ok and (lambda: cv2.imdecode(np.frombuffer(png_bytes, np.uint8), cv2.IMREAD_COLOR)) or None,
-        libvips=vips_ok and (lambda: pyvips.Image.new_from_buffer(png_bytes, "", access="sequential").copy_memory()) or None,
-        pillow=pil_ok and (lambda: Image.open(io.BytesIO(png_bytes)).load()) or None)))
+    def affine_row(op: str, filt: str, spec: str, A3: np.ndarray, o3: np.ndarray, computes: str, details: str):
+        """An 8-bit colour row whose maths is one affine map on encoded RGB: cv2.transform (3×3 when there is
+        no offset, else 3×4), pyvips recomb (+ linear for the offset) + cast, Pillow convert(matrix)."""
+        m = to_bgr(A3, o3, 255.0) if cv_ok else None
+        if m is not None and not np.any(o3):
+            m = np.ascontiguousarray(m[:, :3])
+        pm = tuple(float(x) for x in np.hstack([A3, (o3 * 255)[:, None]]).ravel())
 
-    # 2. PencilController colour chain
-    pil_matrix = tuple(float(x) for x in np.hstack([A, (o * 255)[:, None]]).ravel())
-    rows.append(Row("Colour", "PencilController chain, 8-bit", img,
+        def vips_affine():
+            x = vimg.recomb(A3.tolist())
+            if np.any(o3):
+                x = x.linear([1, 1, 1], (o3 * 255).tolist())
+            return x.cast("uchar").copy_memory()
+        rows.append(Row(G_CI_COLOUR, op, img, computes, details=details, filters=(filt,), tools=have(
+            sfumato=F("none", "rgba8", spec),
+            opencv=cv_ok and (lambda: cv2.transform(bgr, m)) or None,
+            libvips=vips_ok and vips_affine or None,
+            pillow=pil_ok and (lambda: pim.convert("RGB", matrix=pm)) or None)))
+
+    # ---- Core Image: colour -------------------------------------------------------------------
+    colour_details = ("Core Image colour filters on their own, 8-bit, `none rgba8` (encoded values; Sfumato compiles "
+                      "a lone 8-bit point filter to a 4×4 matrix or one 256-entry table per channel). A colour "
+                      "matrix is cv2.transform (3×3, or 3×4 with an offset; BGR order), pyvips recomb (+ linear for "
+                      "the offset) + cast uchar, Pillow convert('RGB', matrix); a per-channel function is cv2.LUT, "
+                      "pyvips maplut (faster here than `** p` on a float image) and Pillow point, with a table "
+                      "computed in Python. The peers clip to 0..255 as Sfumato does. Checked against `sfumato apply` on the test photo: "
+                      "OpenCV's results match Sfumato's within 1 level (matrices) or exactly (tables).")
+    Ah, oh = pencil_affine(angle=1.0, saturation=1.0, brightness=0.0, contrast=1.0, ev=0.0)
+    affine_row("Hue adjust, angle 1", "CIHueAdjust", "CIHueAdjust:inputAngle=1", Ah, oh,
+               "8-bit; rotation about the grey axis = one 3×3 matrix; RGBA vs RGB", colour_details)
+    Ac, oc = pencil_affine(angle=0.0, saturation=2.0, brightness=0.1, contrast=1.2, ev=0.0)
+    affine_row("Colour controls (sat 2, bright 0.1, contrast 1.2)", "CIColorControls",
+               "CIColorControls:inputSaturation=2,inputBrightness=0.1,inputContrast=1.2", Ac, oc,
+               "8-bit; saturation about Rec.709 luma, brightness add, contrast about 0.5 = one 3×4 matrix; RGBA vs RGB",
+               colour_details)
+    ev = 2 ** 0.5
+    rows.append(Row(G_CI_COLOUR, "Exposure, EV 0.5", img,
+                    "8-bit; ×2^0.5 per channel; OpenCV a 3×3 diagonal cv2.transform, vips linear, Pillow a table; "
+                    "RGBA vs RGB",
+                    details="Exposure: Sfumato CIExposureAdjust EV 0.5 (`none rgba8`: one table per channel). "
+                    "cv2.transform with the diagonal 3×3 matrix 2^0.5·I (as fast as convertScaleAbs here, faster "
+                    "than cv2.LUT); pyvips linear(2^0.5, 0) + cast uchar (faster than recomb or linear(uchar=True) "
+                    "here); Pillow point with the 256-entry table.", filters=("CIExposureAdjust",), tools=have(
+        sfumato=F("none", "rgba8", "CIExposureAdjust:inputEV=0.5"),
+        opencv=cv_ok and (lambda m=(np.eye(3, dtype=np.float32) * np.float32(ev)): cv2.transform(bgr, m)) or None,
+        libvips=vips_ok and (lambda: vimg.linear(ev, 0).cast("uchar").copy_memory()) or None,
+        pillow=pil_ok and (lambda t=[min(255, round(v * ev)) for v in range(256)] * 3: pim.point(t)) or None)))
+    rows.append(Row(G_CI_COLOUR, "Gamma, power 1.5", img,
+                    "8-bit; v^1.5 per channel; peers one 256-entry table on RGB",
+                    details=colour_details, filters=("CIGammaAdjust",), tools=have(
+        sfumato=F("none", "rgba8", "CIGammaAdjust:inputPower=1.5"),
+        opencv=cv_ok and (lambda: cv2.LUT(bgr, glut)) or None,
+        libvips=vips_ok and (lambda: vimg.maplut(vglut).copy_memory()) or None,
+        pillow=pil_ok and (lambda: pim.point(list(glut) * 3)) or None)))
+    vtlut = pyvips.Image.new_from_array(tlut.reshape(1, 256).tolist()) if vips_ok else None
+    rows.append(Row(G_CI_COLOUR, "Tone curve (5 points)", img,
+                    "8-bit; Sfumato CIToneCurve on RGBA; peers the same 256-entry table on RGB",
+                    details="Tone curve: Sfumato CIToneCurve through (0,0) (.25,.35) (.5,.6) (.75,.85) (1,1), "
+                    "`none rgba8` (it compiles an 8-bit source to one 256-entry table per channel). The peers apply a "
+                    "table computed in Python (natural cubic spline f, q = f(√v), out = q²; identical to Sfumato's "
+                    "output on the test photo): cv2.LUT, pyvips maplut, Pillow point.", filters=("CIToneCurve",),
+                    tools=have(
+        sfumato=F("none", "rgba8", TONE_SPEC),
+        opencv=cv_ok and (lambda: cv2.LUT(bgr, tlut)) or None,
+        libvips=vips_ok and (lambda: vimg.maplut(vtlut).copy_memory()) or None,
+        pillow=pil_ok and (lambda: pim.point(list(tlut) * 3)) or None)))
+    affine_row("Colour matrix (sepia + bias)", "CIColorMatrix", COLOR_MATRIX_SPEC, SEPIA, SEPIA_BIAS,
+               "8-bit; 3×3 sepia matrix + bias = one 3×4 matrix (alpha row identity); RGBA vs RGB",
+               "Colour matrix: CIColorMatrix with the rows R [.393 .769 .189 0], G [.349 .686 .168 0], "
+               "B [.272 .534 .131 0] (sepia), A identity, bias [.02 .01 −.02 0] (with a bias Sfumato takes its general "
+               "affine path, not the bias-free linear one); the peers as for the other colour matrices.")
+    # Filters with an image parameter: sfumato-bench's `filter` spec can't name a second image, so
+    # these are timed as whole `sfumato apply` processes, with and without the filter.
+    out_jpg = str(WORK / "cli-out.jpg")
+    base_cmd = [str(cli_bin), "apply", str(jpg), "-o", out_jpg, "--working-space", "none"]
+    rows.append(Row(G_CI_COLOUR, "Source over", f"{size} JPEG over itself",
+                    "not timed in memory: sfumato-bench can't load the background image",
+                    details="Source over: sfumato-bench's `filter` specs take no image parameters, so "
+                    "CISourceOverCompositing is timed as a whole process, `sfumato apply IN.jpg -o OUT.jpg "
+                    "-f source-over:background=IN.jpg --working-space none`, against the same command without the "
+                    "filter; the difference is the background's decode plus the composite (the foreground is "
+                    "opaque, so the result is the foreground; the per-pixel work is the same). No peer is timed: "
+                    "with no Sfumato time in memory there is nothing to rank.", filters=("CISourceOverCompositing",),
+                    cli={"with": base_cmd + ["-f", f"source-over:background={jpg}"], "without": base_cmd}))
+    rows.append(Row(G_CI_COLOUR, "PencilController chain, 8-bit", img,
                     "8-bit, encoded values; Sfumato fused float point pass on RGBA; peers one 3×4 matrix "
                     "(saturates to 0..255) then gamma LUT on RGB",
                     details="PencilController chain (CIHueAdjust angle 1, CIColorControls saturation 2 / brightness "
@@ -358,163 +461,375 @@ def build_rows(srv: SfumatoBench, jpg: Path, png: Path, w: int, h: int) -> list[
                     "Rec.709 luma, brightness add, contrast about 0.5, ×2^EV; permuted for OpenCV's BGR): "
                     "cv2.transform, which saturates to 0..255 *before* the gamma, then cv2.LUT; vips recomb + linear "
                     "+ cast uchar (clips) + maplut; Pillow convert('RGB', matrix) (clips) + point(LUT). The fused "
-                    "OpenCV result matches Sfumato's within 2 levels.", tools=have(
+                    "OpenCV result matches Sfumato's within 2 levels.",
+                    filters=("CIHueAdjust", "CIColorControls", "CIExposureAdjust", "CIGammaAdjust"), tools=have(
         sfumato=F("none", "rgba8", PENCIL_SPECS),
         opencv=cv_ok and (lambda: cv2.LUT(cv2.transform(bgr, m8), glut)) or None,
         libvips=vips_ok and (lambda: vimg.recomb(A.tolist()).linear([1, 1, 1], (o * 255).tolist())
-                             .cast("uchar").maplut(pyvips.Image.new_from_array(glut.reshape(1, 256).tolist()))
-                             .copy_memory()) or None,
-        pillow=pil_ok and (lambda: pim.convert("RGB", matrix=pil_matrix).point(list(glut) * 3)) or None)))
-    rows.append(Row("Colour", "PencilController chain, float", img,
+                             .cast("uchar").maplut(vglut).copy_memory()) or None,
+        pillow=pil_ok and (lambda pm=tuple(float(x) for x in np.hstack([A, (o * 255)[:, None]]).ravel()):
+                           pim.convert("RGB", matrix=pm).point(list(glut) * 3)) or None)))
+    unfused_details = ("PencilController chain, fusion off: Sfumato only. The same four filters and render as the "
+                       "fused row above it, after sfumato-bench `fusion off` (sent before each render, `fusion on` "
+                       "after): each point filter is its own pass (as `sfumato apply --no-fusion`), so the "
+                       "difference between the two rows is what fusion saves.")
+    rows.append(Row(G_CI_COLOUR, "PencilController chain, 8-bit, fusion off", img,
+                    "Sfumato only: the same chain as four separate point passes (`fusion off`); compare with the row above",
+                    details=unfused_details, needs={"fusion"}, pair="PencilController chain, 8-bit",
+                    filters=("CIHueAdjust", "CIColorControls", "CIExposureAdjust", "CIGammaAdjust"),
+                    tools={"sfumato": unfused("none", "rgba8", PENCIL_SPECS)}))
+    rows.append(Row(G_CI_COLOUR, "PencilController chain, float", img,
                     "float32 in/out, no clamping; Sfumato linear-light premultiplied RGBA; peers encoded RGB/255",
                     details="PencilController chain, float: Sfumato `linear float` takes and returns premultiplied "
                     "linear-light RGBA Float32 (its float copy of the image is linear, so no transfer functions run; "
                     "matrix, unpremultiply, pow). libvips: one recomb + linear (the offset) + pow 1.5 on a 3-band "
                     "float image of the *encoded* values / 255 (not linearised; pow gives NaN below 0). OpenCV: "
                     "cv2.transform with the 3×4 float matrix + cv2.pow (|x|^1.5) on the same 3-channel float image.",
-                    tools=have(
+                    filters=("CIHueAdjust", "CIColorControls", "CIExposureAdjust", "CIGammaAdjust"), tools=have(
         sfumato=F("linear", "float", PENCIL_SPECS),
         opencv=cv_ok and (lambda: cv2.pow(cv2.transform(f32, mf), 1.5)) or None,
         libvips=vips_ok and (lambda: (vfloat.recomb(A.tolist()).linear([1, 1, 1], o.tolist()) ** 1.5)
                              .copy_memory()) or None),
         notes=["Pillow has no multi-band float images."]))
+    rows.append(Row(G_CI_COLOUR, "PencilController chain, float, fusion off", img,
+                    "Sfumato only: the same float chain as four separate point passes (`fusion off`); compare with "
+                    "the row above", details=unfused_details, needs={"fusion"}, pair="PencilController chain, float",
+                    filters=("CIHueAdjust", "CIColorControls", "CIExposureAdjust", "CIGammaAdjust"),
+                    tools={"sfumato": unfused("linear", "float", PENCIL_SPECS)}))
 
-    # 3. tone curve
-    vtlut = pyvips.Image.new_from_array(tlut.reshape(1, 256).tolist()) if vips_ok else None
-    rows.append(Row("Colour", "Tone curve (5 points)", img,
-                    "8-bit; Sfumato CIToneCurve on RGBA; peers the same 256-entry table on RGB",
-                    details="Tone curve: Sfumato CIToneCurve through (0,0) (.25,.35) (.5,.6) (.75,.85) (1,1), "
-                    "`none rgba8` (it compiles an 8-bit source to one 256-entry table per channel). The peers apply a "
-                    "table computed in Python (natural cubic spline f, q = f(√v), out = q²; identical to Sfumato's "
-                    "output on the test photo): cv2.LUT, pyvips maplut, Pillow point.", tools=have(
-        sfumato=F("none", "rgba8", TONE_SPEC),
-        opencv=cv_ok and (lambda: cv2.LUT(bgr, tlut)) or None,
-        libvips=vips_ok and (lambda: vimg.maplut(vtlut).copy_memory()) or None,
-        pillow=pil_ok and (lambda: pim.point(list(tlut) * 3)) or None)))
+    # ---- Core Image: blur ---------------------------------------------------------------------
+    r2 = 6  # 3σ for σ = 2
+    rows.append(Row(G_CI_BLUR, "Gaussian blur σ=2, Core Image edges", img,
+                    "8-bit; transparent outside (CI rule); Sfumato RGBA (alpha falls off at the edges), OpenCV & "
+                    "vips zero outside on RGB, Pillow clamps",
+                    details="CIGaussianBlur: the Core Image name keeps Core Image's edge rule (transparent outside, "
+                    "the extent grows by 3σ; rendered over the input's rectangle, so the edge pixels turn partly "
+                    "transparent), where the gallery's `gaussian-blur` clamps. Sfumato `CIGaussianBlur:inputRadius=2` "
+                    "in `none rgba8`; cv2.GaussianBlur(σ 2, BORDER_CONSTANT) (zero outside, which is the "
+                    "premultiplied colour of CI's result, without its alpha); pyvips embed 6 px of black + gaussblur "
+                    "+ crop; Pillow GaussianBlur(2), which has no zero-edge option (edges as the clamp rows).",
+                    filters=("CIGaussianBlur",), tools=have(
+        sfumato=F("none", "rgba8", "CIGaussianBlur:inputRadius=2"),
+        opencv=cv_ok and (lambda: cv2.GaussianBlur(bgr, (0, 0), 2, borderType=cv2.BORDER_CONSTANT)) or None,
+        libvips=vips_ok and (lambda: vimg.embed(r2, r2, w + 2 * r2, h + 2 * r2).gaussblur(2)
+                             .crop(r2, r2, w, h).copy_memory()) or None,
+        pillow=pil_ok and (lambda: pim.filter(ImageFilter.GaussianBlur(radius=2))) or None)))
+    median_details = ("Median: Sfumato `median:diameter=D` and CIMedianFilter (3×3, clamped edges); cv2.medianBlur "
+                      "(replicated border); pyvips median (rank); Pillow MedianFilter (single-threaded).")
+    rows.append(Row(G_CI_BLUR, "Median 3×3, Core Image", img,
+                    "8-bit per channel, clamp; RGBA vs RGB", details=median_details, filters=("CIMedianFilter",),
+                    quick_skip={"libvips": "the same call is timed in the Median 3×3 row",
+                                "pillow": "the same call is timed in the Median 3×3 row"}, tools=have(
+        sfumato=F("none", "rgba8", "CIMedianFilter"),
+        opencv=cv_ok and (lambda: cv2.medianBlur(bgr, 3)) or None,
+        libvips=vips_ok and (lambda: vimg.median(3).copy_memory()) or None,
+        pillow=pil_ok and (lambda: pim.filter(ImageFilter.MedianFilter(3))) or None)))
 
-    # 4. Gaussian blur
+    # ---- Gallery filters ----------------------------------------------------------------------
     for sigma in (2, 10):
-        rows.append(Row("Blur", f"Gaussian blur σ={sigma}", img,
+        rows.append(Row(G_GALLERY, f"Gaussian blur σ={sigma}", img,
                         "8-bit, clamp; Sfumato & OpenCV ±3σ, vips ±1.8σ integer taps, Pillow box approx.; RGBA vs RGB",
                         details="Gaussian blur: Sfumato `gaussian-blur` in `none rgba8` (separable, radius 3σ, "
                         "float taps, clamped edges); cv2.GaussianBlur(ksize=(0,0), σ, BORDER_REPLICATE) (radius 3σ "
                         "for 8-bit); pyvips gaussblur(σ): integer taps and the kernel cut where it falls below "
                         "min_ampl 0.2 (about ±1.8σ), so it does less work and blurs less far; edges copied. Pillow "
-                        "GaussianBlur(radius=σ) approximates the Gaussian with extended box blurs.", tools=have(
+                        "GaussianBlur(radius=σ) approximates the Gaussian with extended box blurs.",
+                        filters=("gaussian-blur",), tools=have(
             sfumato=F("none", "rgba8", f"gaussian-blur:radius={sigma}"),
-            opencv=cv_ok and (lambda s=sigma: cv2.GaussianBlur(bgr, (0, 0), s, borderType=cv2.BORDER_REPLICATE)) or None,
+            opencv=cv_ok and (lambda s=sigma: cv2.GaussianBlur(bgr, (0, 0), s, borderType=rep)) or None,
             libvips=vips_ok and (lambda s=sigma: vimg.gaussblur(s).copy_memory()) or None,
             pillow=pil_ok and (lambda s=sigma: pim.filter(ImageFilter.GaussianBlur(radius=s))) or None)))
-
-    # 5. median
     for d in (3, 5, 7):
-        rows.append(Row("Blur", f"Median {d}×{d}", img,
-                        "8-bit per channel, clamp; RGBA vs RGB",
-                        details="Median: Sfumato `median:diameter=D`; cv2.medianBlur (replicated border); pyvips "
-                        "median (rank); Pillow MedianFilter (single-threaded).", tools=have(
+        rows.append(Row(G_GALLERY, f"Median {d}×{d}", img,
+                        "8-bit per channel, clamp; RGBA vs RGB", details=median_details, filters=("median",),
+                        tools=have(
             sfumato=F("none", "rgba8", f"median:diameter={d}"),
             opencv=cv_ok and (lambda d=d: cv2.medianBlur(bgr, d)) or None,
             libvips=vips_ok and (lambda d=d: vimg.median(d).copy_memory()) or None,
             pillow=pil_ok and (lambda d=d: pim.filter(ImageFilter.MedianFilter(d))) or None)))
-
-    # 6. edges and convolution
-    rep = cv2.BORDER_REPLICATE if cv_ok else None
 
     def cv_sobel(src):
         gx = cv2.Sobel(src, cv2.CV_32F, 1, 0, ksize=3, borderType=rep)
         gy = cv2.Sobel(src, cv2.CV_32F, 0, 1, ksize=3, borderType=rep)
         return cv2.convertScaleAbs(cv2.magnitude(gx, gy))
 
-    rows.append(Row("Edges", "Sobel magnitude, per channel", img,
+    rows.append(Row(G_GALLERY, "Sobel magnitude, per channel", img,
                     "8-bit, √(Gx²+Gy²) per channel, clamp; RGBA vs RGB",
                     details="Sobel: Sfumato `sobel` = sqrt(Gx²+Gy²) with the 3×3 kernels per channel on RGBA (alpha "
                     "kept), `sobel:grey=true` = BT.601 luma first, inside the same pass. OpenCV: cv2.Sobel dx and dy "
                     "(CV_32F, BORDER_REPLICATE) + cv2.magnitude + convertScaleAbs, on 3 channels or on a "
                     "pre-converted grey image (how the issue's targets were quoted). pyvips sobel (libvips' 8-bit "
-                    "low-precision path). Pillow has no Sobel.", tools=have(
+                    "low-precision path). Pillow has no Sobel.", filters=("sobel",), tools=have(
         sfumato=F("none", "rgba8", "sobel"),
         opencv=cv_ok and (lambda: cv_sobel(bgr)) or None,
         libvips=vips_ok and (lambda: vimg.sobel().copy_memory()) or None),
         notes=["Pillow has no Sobel (FIND_EDGES is a different kernel)."]))
-    rows.append(Row("Edges", "Sobel magnitude, grey", f"{img} (OpenCV/vips: already grey)",
+    rows.append(Row(G_GALLERY, "Sobel magnitude, grey", f"{img} (OpenCV/vips: already grey)",
                     "8-bit grey out; Sfumato takes luma of RGBA in the pass; OpenCV & vips start from a grey image",
-                    tools=have(
+                    filters=("sobel",), tools=have(
         sfumato=F("none", "rgba8", "sobel:grey=true"),
         opencv=cv_ok and (lambda: cv_sobel(gray)) or None,
         libvips=vips_ok and (lambda: vgray.sobel().copy_memory()) or None)))
     lap = [[0, 1, 0], [1, -4, 1], [0, 1, 0]]
     vlap = pyvips.Image.new_from_array(lap) if vips_ok else None
-    rows.append(Row("Edges", "Laplacian 3×3, per channel", img,
+    rows.append(Row(G_GALLERY, "Laplacian 3×3, per channel", img,
                     "8-bit, negatives → 0, clamp; RGBA vs RGB",
                     details="Laplacian: kernel [0 1 0; 1 −4 1; 0 1 0], negatives saturate to 0. Sfumato `laplacian` "
                     "(per channel, RGBA); cv2.Laplacian(ksize=1, ddepth CV_8U, BORDER_REPLICATE) on 3 channels or on "
-                    "grey (the issue's target); pyvips conv (integer); Pillow ImageFilter.Kernel.", tools=have(
+                    "grey (the issue's target); pyvips conv (integer); Pillow ImageFilter.Kernel.",
+                    filters=("laplacian",), tools=have(
         sfumato=F("none", "rgba8", "laplacian"),
         opencv=cv_ok and (lambda: cv2.Laplacian(bgr, cv2.CV_8U, ksize=1, borderType=rep)) or None,
         libvips=vips_ok and (lambda: vimg.conv(vlap, precision="integer").copy_memory()) or None,
         pillow=pil_ok and (lambda: pim.filter(ImageFilter.Kernel((3, 3), sum(lap, []), scale=1))) or None)))
-    rows.append(Row("Edges", "Laplacian 3×3, OpenCV on grey", f"{img} (OpenCV: grey)",
-                    "8-bit; Sfumato RGBA per channel, OpenCV a 1-channel grey image", tools=have(
+    rows.append(Row(G_GALLERY, "Laplacian 3×3, OpenCV on grey", f"{img} (OpenCV: grey)",
+                    "8-bit; Sfumato RGBA per channel, OpenCV a 1-channel grey image", filters=("laplacian",), tools=have(
         sfumato=F("none", "rgba8", "laplacian"),
         opencv=cv_ok and (lambda: cv2.Laplacian(gray, cv2.CV_8U, ksize=1, borderType=rep)) or None)))
     k_sharp = np.array(SHARPEN, np.float32).reshape(3, 3)
     vsharp = pyvips.Image.new_from_array((np.array(SHARPEN) * 2).reshape(3, 3).astype(int).tolist(), scale=2) if vips_ok else None
     spec_sharp = "convolution:width=3,height=3,weights=[" + ";".join(f"{x:g}" for x in SHARPEN) + "]"
-    rows.append(Row("Edges", "Sharpen 3×3 convolution", img,
+    rows.append(Row(G_GALLERY, "Sharpen 3×3 convolution", img,
                     "8-bit, clamp; RGBA vs RGB",
                     details="Sharpen: weights [−.5 −1 −.5; −1 7 −1; −.5 −1 −.5]. Sfumato `convolution`; cv2.filter2D "
                     "(float kernel, BORDER_REPLICATE); pyvips conv precision=integer with the mask ×2 and scale 2 "
-                    "(exact); Pillow ImageFilter.Kernel.", tools=have(
+                    "(exact); Pillow ImageFilter.Kernel.", filters=("convolution",), tools=have(
         sfumato=F("none", "rgba8", spec_sharp),
         opencv=cv_ok and (lambda: cv2.filter2D(bgr, -1, k_sharp, borderType=rep)) or None,
         libvips=vips_ok and (lambda: vimg.conv(vsharp, precision="integer").copy_memory()) or None,
         pillow=pil_ok and (lambda: pim.filter(ImageFilter.Kernel((3, 3), SHARPEN, scale=1))) or None)))
-
-    # 7. morphology
-    vdisc = pyvips.Image.new_from_array(np.where(DISC > 0, 255, 128).tolist()) if vips_ok else None
-    rows.append(Row("Morphology", "Dilate, 15×15 disc (Dilate Bokeh)", f"{img} (OpenCV/vips: grey)",
-                    "8-bit max over the disc; Sfumato RGBA, OpenCV grey; vips binary morph (†)",
-                    details="Dilate: the 15×15 structuring element has tap (row i, column j) when "
-                    "hypot(i − 7.5, j − 7.5) < 7 (an off-centre disc); Sfumato `preset:dilate-bokeh` on RGBA, "
-                    "cv2.dilate with the same element, anchor (7, 7), on a grey image (the issue's target) and on 3 "
-                    "channels. libvips' morph is binary morphology (any non-zero under the mask → 255), so its time "
-                    "is shown but not ranked; neither libvips nor Pillow has grey-level dilation by a disc.",
+    thr_table = [255 if v > 127 else 0 for v in range(256)]
+    rows.append(Row(G_GALLERY, "Threshold binary, luma 0.5", f"{img} (peers: grey out)",
+                    "8-bit; BT.601 luma > 0.5 → white else black; Sfumato RGBA out, peers 1-channel grey out",
+                    details="Threshold binary: Sfumato `threshold-binary` (luma with weights .299 .587 .114 > 0.5 → "
+                    "1, else 0, alpha kept; one point pass on RGBA). OpenCV cvtColor BGR2GRAY (the same BT.601 "
+                    "weights, faster than a 1×3 cv2.transform) + cv2.threshold(127, 255, THRESH_BINARY); pyvips "
+                    "recomb [.299 .587 .114] + relational > 127.5 (uchar 0/255); Pillow convert('L') (BT.601) + "
+                    "point(table). OpenCV's result equals Sfumato's except a few pixels in a million (luma rounding at the cut).", filters=("threshold-binary",),
                     tools=have(
+        sfumato=F("none", "rgba8", "threshold-binary:threshold=0.5"),
+        opencv=cv_ok and (lambda: cv2.threshold(cv2.cvtColor(bgr, cv2.COLOR_BGR2GRAY), 127, 255,
+                                                cv2.THRESH_BINARY)[1]) or None,
+        libvips=vips_ok and (lambda: (vimg.recomb([[0.299, 0.587, 0.114]]) > 127.5).copy_memory()) or None,
+        pillow=pil_ok and (lambda: pim.convert("L").point(thr_table)) or None)))
+
+    # morphology
+    vdisc = pyvips.Image.new_from_array(np.where(DISC > 0, 255, 128).tolist()) if vips_ok else None
+    rows.append(Row(G_GALLERY, "Dilate, 15×15 disc (Dilate Bokeh)", f"{img} (OpenCV/vips: grey)",
+                    "8-bit max over the disc; Sfumato RGBA, OpenCV grey; vips binary morph (†)",
+                    details="Dilate and erode: the 15×15 structuring element has tap (row i, column j) when "
+                    "hypot(i − 7.5, j − 7.5) < 7 (an off-centre disc); Sfumato `preset:dilate-bokeh` (`dilate` with "
+                    "that probe: 0 on the taps, 1 elsewhere) and `erode` with the same probe, on RGBA; cv2.dilate / "
+                    "cv2.erode with the same element, anchor (7, 7), on a grey image (the issue's target) and on 3 "
+                    "channels. libvips' morph is binary morphology (any non-zero under the mask → 255), so its time "
+                    "is shown but not ranked; neither libvips nor Pillow has grey-level dilation by a disc. cv2.erode with the disc "
+                    "equals Sfumato's erode exactly on the test photo.",
+                    filters=("dilate",), tools=have(
         sfumato=F("none", "rgba8", "preset:dilate-bokeh"),
         opencv=cv_ok and (lambda: cv2.dilate(gray, DISC, anchor=(7, 7), borderType=rep)) or None,
         libvips=vips_ok and (lambda: vgray.morph(vdisc, "dilate").copy_memory()) or None),
         excluded={"libvips"},
         notes=["Pillow has no non-rectangular grey-level dilation."]))
-    rows.append(Row("Morphology", "Dilate, 15×15 disc, OpenCV 3-channel", img,
-                    "8-bit max over the disc; RGBA vs RGB", tools=have(
+    rows.append(Row(G_GALLERY, "Dilate, 15×15 disc, OpenCV 3-channel", img,
+                    "8-bit max over the disc; RGBA vs RGB", filters=("dilate",), tools=have(
         sfumato=F("none", "rgba8", "preset:dilate-bokeh"),
         opencv=cv_ok and (lambda: cv2.dilate(bgr, DISC, anchor=(7, 7), borderType=rep)) or None)))
-    for k in (9, 5):
-        kern = np.ones((k, k), np.uint8)
-        rows.append(Row("Morphology", f"Closing {k}×{k}", img,
-                        "8-bit per channel, max then min, clamp; RGBA vs RGB",
-                        details="Closing: Sfumato `closing` (area max then area min); cv2.morphologyEx MORPH_CLOSE "
-                        "with a rectangle (its default border ignores outside pixels, which equals clamping for "
-                        "max/min); pyvips rank (max) then rank (min); Pillow MaxFilter then MinFilter.", tools=have(
-            sfumato=F("none", "rgba8", f"closing:width={k},height={k}"),
+    disc_probe = "[" + ";".join("0" if t else "1" for t in DISC.ravel()) + "]"
+    rows.append(Row(G_GALLERY, "Erode, 15×15 disc", img,
+                    "8-bit min over the disc; RGBA vs RGB", filters=("erode",), tools=have(
+        sfumato=F("none", "rgba8", f"erode:width=15,height=15,probe={disc_probe}"),
+        opencv=cv_ok and (lambda: cv2.erode(bgr, DISC, anchor=(7, 7), borderType=rep)) or None),
+        notes=["libvips and Pillow have no grey-level erosion by a disc (vips morph is binary)."]))
+    k3 = np.ones((3, 3), np.uint8)
+    rows.append(Row(G_GALLERY, "Erode 3×3, flat probe", img,
+                    "8-bit min over 3×3, clamp; RGBA vs RGB",
+                    details="Erode 3×3: Sfumato `erode` with its default probe (nine 0s: a flat 3×3 square); "
+                    "cv2.erode with a 3×3 rectangle; pyvips rank(3, 3, 0); Pillow MinFilter(3).",
+                    filters=("erode",), tools=have(
+        sfumato=F("none", "rgba8", "erode"),
+        opencv=cv_ok and (lambda: cv2.erode(bgr, k3, borderType=rep)) or None,
+        libvips=vips_ok and (lambda: vimg.rank(3, 3, 0).copy_memory()) or None,
+        pillow=pil_ok and (lambda: pim.filter(ImageFilter.MinFilter(3))) or None)))
+    rect_details = ("Rectangle max / min (area max, area min, closing, opening): Sfumato `area-max`, `area-min` "
+                    "(running max / min, any size), `closing` (area max then area min), `opening` (area min then "
+                    "area max); cv2.dilate / cv2.erode / cv2.morphologyEx MORPH_CLOSE / MORPH_OPEN with a k×k "
+                    "rectangle (its default border ignores outside pixels, which equals clamping for max/min); "
+                    "pyvips rank (index k²−1 = max, 0 = min); Pillow MaxFilter / MinFilter (single-threaded, slow: "
+                    "stopped at the time budget). OpenCV's area max / min / opening equal Sfumato's exactly on the "
+                    "test photo.")
+    k = 9
+    kern9 = np.ones((k, k), np.uint8)
+    vmax = (lambda x: x.rank(k, k, k * k - 1))
+    vmin = (lambda x: x.rank(k, k, 0))
+    rows.append(Row(G_GALLERY, f"Area max {k}×{k}", img,
+                    "8-bit per channel max over the rectangle, clamp; RGBA vs RGB", details=rect_details,
+                    filters=("area-max",), quick_skip={"pillow": "about 5 s a call at this size"}, tools=have(
+        sfumato=F("none", "rgba8", f"area-max:width={k},height={k}"),
+        opencv=cv_ok and (lambda: cv2.dilate(bgr, kern9)) or None,
+        libvips=vips_ok and (lambda: vmax(vimg).copy_memory()) or None,
+        pillow=pil_ok and (lambda: pim.filter(ImageFilter.MaxFilter(k))) or None)))
+    rows.append(Row(G_GALLERY, f"Area min {k}×{k}", img,
+                    "8-bit per channel min over the rectangle, clamp; RGBA vs RGB", details=rect_details,
+                    filters=("area-min",), quick_skip={"pillow": "about 5 s a call at this size"}, tools=have(
+        sfumato=F("none", "rgba8", f"area-min:width={k},height={k}"),
+        opencv=cv_ok and (lambda: cv2.erode(bgr, kern9)) or None,
+        libvips=vips_ok and (lambda: vmin(vimg).copy_memory()) or None,
+        pillow=pil_ok and (lambda: pim.filter(ImageFilter.MinFilter(k))) or None)))
+    for kk in (9, 5):
+        kern = np.ones((kk, kk), np.uint8)
+        rows.append(Row(G_GALLERY, f"Closing {kk}×{kk}", img,
+                        "8-bit per channel, max then min, clamp; RGBA vs RGB", details=rect_details,
+                        filters=("closing",), tools=have(
+            sfumato=F("none", "rgba8", f"closing:width={kk},height={kk}"),
             opencv=cv_ok and (lambda kern=kern: cv2.morphologyEx(bgr, cv2.MORPH_CLOSE, kern)) or None,
-            libvips=vips_ok and (lambda k=k: vimg.rank(k, k, k * k - 1).rank(k, k, 0).copy_memory()) or None,
-            pillow=pil_ok and (lambda k=k: pim.filter(ImageFilter.MaxFilter(k)).filter(ImageFilter.MinFilter(k))) or None)))
+            libvips=vips_ok and (lambda kk=kk: vimg.rank(kk, kk, kk * kk - 1).rank(kk, kk, 0).copy_memory()) or None,
+            pillow=pil_ok and (lambda kk=kk: pim.filter(ImageFilter.MaxFilter(kk)).filter(ImageFilter.MinFilter(kk)))
+            or None)))
+    rows.append(Row(G_GALLERY, f"Opening {k}×{k}", img,
+                    "8-bit per channel, min then max, clamp; RGBA vs RGB", details=rect_details,
+                    filters=("opening",), quick_skip={"libvips": "about 2.5 s a call at this size",
+                                                      "pillow": "about 11 s a call at this size"}, tools=have(
+        sfumato=F("none", "rgba8", f"opening:width={k},height={k}"),
+        opencv=cv_ok and (lambda: cv2.morphologyEx(bgr, cv2.MORPH_OPEN, kern9)) or None,
+        libvips=vips_ok and (lambda: vmax(vmin(vimg)).copy_memory()) or None,
+        pillow=pil_ok and (lambda: pim.filter(ImageFilter.MinFilter(k)).filter(ImageFilter.MaxFilter(k))) or None)))
 
-    # 8. histogram equalization
-    rows.append(Row("Histogram", "Histogram equalization, per channel", img,
+    # histograms
+    rows.append(Row(G_GALLERY, "Histogram equalization, per channel", img,
                     "8-bit, each channel's own histogram; RGBA vs RGB",
                     details="Histogram equalization: Sfumato `histogram-equalization` (equalizeHist convention, "
                     "two passes: count, then map); cv2.equalizeHist on each of split(B, G, R) + merge; pyvips "
-                    "hist_equal (bands independently); Pillow ImageOps.equalize.", tools=have(
+                    "hist_equal (bands independently); Pillow ImageOps.equalize.", filters=("histogram-equalization",),
+                    tools=have(
         sfumato=F("none", "rgba8", "histogram-equalization"),
         opencv=cv_ok and (lambda: cv2.merge([cv2.equalizeHist(c) for c in cv2.split(bgr)])) or None,
         libvips=vips_ok and (lambda: vimg.hist_equal().copy_memory()) or None,
         pillow=pil_ok and (lambda: ImageOps.equalize(pim)) or None)))
+    ref = reference_image(jpg)
+    rows.append(Row(G_GALLERY, "Histogram specification", f"{size} JPEG, {size} JPEG reference",
+                    "not timed in memory: sfumato-bench can't load the reference image",
+                    details="Histogram specification: sfumato-bench's `filter` specs take no image parameters, so "
+                    "`histogram-specification` is timed as a whole process, `sfumato apply IN.jpg -o OUT.jpg -f "
+                    "histogram-specification:reference=REF.jpg --working-space none` (REF: the photo through a gamma "
+                    "0.6 table, so its histogram differs), against the same command without the filter; the "
+                    "difference is the reference's decode plus the filter (two histograms, then one table per "
+                    "channel). No peer is timed (OpenCV, libvips and Pillow have no histogram matching; it is a "
+                    "numpy CDF lookup + cv2.LUT by hand).", filters=("histogram-specification",),
+                    cli={"with": base_cmd + ["-f", f"histogram-specification:reference={ref}"], "without": base_cmd}))
+
+    # ---- Codecs -------------------------------------------------------------------------------
+    rows.append(Row(G_CODECS, "Decode JPEG (q90)", f"{size} JPEG, {len(jpg_bytes) / 1e6:.1f} MB",
+                    "bytes in memory → 8-bit pixels; Sfumato RGBA, peers RGB",
+                    details="Decoding: from bytes already in memory. Sfumato `decode` (RGBA8 out); cv2.imdecode "
+                    "IMREAD_COLOR (BGR); pyvips new_from_buffer(access=sequential).copy_memory(); Pillow "
+                    "Image.open + load.", tools=have(
+        sfumato=S("decode jpg"),
+        opencv=cv_ok and (lambda: cv2.imdecode(np.frombuffer(jpg_bytes, np.uint8), cv2.IMREAD_COLOR)) or None,
+        libvips=vips_ok and (lambda: pyvips.Image.new_from_buffer(jpg_bytes, "", access="sequential").copy_memory()) or None,
+        pillow=pil_ok and (lambda: Image.open(io.BytesIO(jpg_bytes)).load()) or None)))
+    rows.append(Row(G_CODECS, "Encode JPEG q90", img,
+                    "8-bit → JPEG q90 4:2:0 in memory; Sfumato from RGBA, peers from RGB",
+                    details="JPEG encoding: quality 90, 4:2:0, no optimised Huffman tables, into memory. "
+                    "cv2.imencode; pyvips jpegsave_buffer(Q=90, subsample_mode=on) (libvips' default turns "
+                    "chroma subsampling off at Q ≥ 90); Pillow save(quality=90).", tools=have(
+        sfumato=S("encode-jpeg img 90"),
+        opencv=cv_ok and (lambda: cv2.imencode(".jpg", bgr, [cv2.IMWRITE_JPEG_QUALITY, 90])) or None,
+        libvips=vips_ok and (lambda: vimg.jpegsave_buffer(Q=90, subsample_mode="on")) or None,
+        pillow=pil_ok and (lambda: pim.save(io.BytesIO(), "JPEG", quality=90)) or None)))
+    rows.append(Row(G_CODECS, "Decode PNG", f"{size} PNG (8-bit RGB), {len(png_bytes) / 1e6:.1f} MB",
+                    "bytes in memory → 8-bit pixels; Sfumato RGBA, peers RGB", tools=have(
+        sfumato=S("decode png"),
+        opencv=cv_ok and (lambda: cv2.imdecode(np.frombuffer(png_bytes, np.uint8), cv2.IMREAD_COLOR)) or None,
+        libvips=vips_ok and (lambda: pyvips.Image.new_from_buffer(png_bytes, "", access="sequential").copy_memory()) or None,
+        pillow=pil_ok and (lambda: Image.open(io.BytesIO(png_bytes)).load()) or None)))
+    assert [r.group for r in rows] == sorted((r.group for r in rows), key=GROUPS.index), "rows out of group order"
     return rows
 
 
+def check_fusion(srv: SfumatoBench, rows: list[Row]) -> None:
+    """Rows that time unfused renders need sfumato-bench's `fusion on|off`: fail at once, clearly, without it."""
+    names = [r.op for r in rows if "fusion" in r.needs]
+    if not names:
+        return
+    try:
+        srv.command("fusion off")
+    except SfumatoFailure as e:
+        if "unknown command" not in str(e):
+            raise
+        raise SfumatoFailure(
+            f"{srv.binary} does not know the `fusion on|off` command (it answered `{str(e).split(' -> ', 1)[-1]}`), "
+            f"which these rows need: {'; '.join(names)}.\nRebuild it (swift build -c release --product sfumato-bench) "
+            f"and run again, or leave those rows out with --only.") from None
+    plan = srv.explain(f"explain img none {PENCIL_SPECS}")
+    srv.command("fusion on")
+    first = plan.splitlines()[0] if plan else ""
+    if "fusion off" not in first:
+        raise SfumatoFailure(f"{srv.binary} accepted `fusion off` but its render plan still says: {first!r}")
+
+
+def sfumato_filters(cli_bin: Path) -> list[tuple[str, ...]]:
+    """Every filter `sfumato filters` lists, as its names: ("CIHueAdjust", "hue-adjust"), ("median",), ..."""
+    for attempt in range(10):
+        wait_for_binary(cli_bin)
+        try:
+            out = subprocess.run([str(cli_bin), "filters"], capture_output=True, text=True, timeout=60)
+            break
+        except OSError:
+            if attempt == 9:
+                raise
+            time.sleep(3)
+    if out.returncode != 0:
+        raise SfumatoFailure(f"`{cli_bin} filters` exited {out.returncode}: {out.stderr.strip()[-300:]}")
+    filters = []
+    for line in out.stdout.splitlines():
+        if line and not line[0].isspace() and " (" in line:
+            filters.append(tuple(n.strip() for n in line.split(" (", 1)[0].split(",")))
+    if not filters:
+        raise SfumatoFailure(f"`{cli_bin} filters` listed no filters")
+    return filters
+
+
+def uncovered(filters: list[tuple[str, ...]], rows: list[Row]) -> list[str]:
+    have = {n for r in rows for n in r.filters}
+    known = {n for names in filters for n in names}
+    for r in rows:
+        for n in set(r.filters) - known:
+            log(f"warning: row “{r.op}” names a filter `{n}` that `sfumato filters` does not list")
+    return [" / ".join(names) for names in filters if not have.intersection(names)]
+
+
+def run_cli(row: Row, warmup: int, rounds: int) -> None:
+    """Times the row's whole-process `sfumato apply` commands, interleaved round by round (wall ms)."""
+    row.cli_samples = {k: [] for k in row.cli}
+    for r in range(warmup + rounds):
+        for k, cmd in row.cli.items():
+            for attempt in range(10):  # the binary may be mid-rebuild: wait for it, retry
+                wait_for_binary(Path(cmd[0]))
+                t0 = time.perf_counter()
+                try:
+                    p = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.PIPE, text=True, timeout=600)
+                except OSError as e:  # ETXTBSY while the linker writes it
+                    if attempt == 9:
+                        raise SfumatoFailure(f"{row.op}: cannot run {cmd[0]}: {e}")
+                    time.sleep(3)
+                    continue
+                ms = (time.perf_counter() - t0) * 1000
+                if p.returncode != 0:
+                    raise SfumatoFailure(f"{row.op}: `{' '.join(cmd)}` exited {p.returncode}: "
+                                         f"{p.stderr.strip()[-500:]}")
+                break
+            if r >= warmup:
+                row.cli_samples[k].append(ms)
+    try:
+        os.remove(WORK / "cli-out.jpg")
+    except FileNotFoundError:
+        pass
+
+
 def run_row(row: Row, warmup: int, rounds: int, budget_s: float) -> None:
+    if row.cli:
+        run_cli(row, warmup, rounds)
     for t in TOOLS:
         if t not in row.tools and t in _import_errors:
             row.failed[t] = _import_errors[t]
@@ -770,8 +1085,12 @@ def row_result(row: Row, rounds: int) -> dict:
         n = len(row.samples.get(t, []))
         if 0 < n < rounds:
             notes.append(f"{LABEL[t]}: {n} of {rounds} rounds (slow; stopped at the time budget)")
-    return {"group": row.group, "operation": row.op, "image": row.image, "computes": row.computes,
-            "details": row.details,
+    cli = {k: med(v) for k, v in row.cli_samples.items()}
+    return {"group": row.group, "operation": row.op, "filters": list(row.filters), "image": row.image,
+            "computes": row.computes, "details": row.details,
+            "cli_ms": cli or None,
+            "cli_commands": {k: " ".join(c).replace(f"{ROOT}/", "") for k, c in row.cli.items()} or None,
+            "cli_samples_ms": {k: [round(x, 3) for x in v] for k, v in row.cli_samples.items()} or None,
             "ms": medians, "samples_ms": {t: [round(x, 3) for x in row.samples.get(t, [])] for t in TOOLS},
             "excluded_from_ranking": sorted(row.excluded), "fastest_peer": fastest,
             "fastest_peer_ms": ranked.get(fastest) if fastest else None,
@@ -824,7 +1143,11 @@ def markdown(meta: dict, rows: list[dict], e2e: list[dict]) -> str:
            f"Sfumato is slower than the fastest peer.", "",
            "| operation | image | what each computes | Sfumato ms | OpenCV ms | libvips ms | Pillow ms | fastest peer | Sfumato / fastest |",
            "|---|---|---|---:|---:|---:|---:|---|---:|"]
+    group = None
     for r in rows:
+        if r["group"] != group:
+            group = r["group"]
+            out.append(f"| **{group}** |" + " |" * 8)
         cells = []
         for t in TOOLS:
             c = fmt_ms(r["ms"][t])
@@ -838,7 +1161,12 @@ def markdown(meta: dict, rows: list[dict], e2e: list[dict]) -> str:
         if slower:
             cells[0] = f"**{cells[0]}**"
         fp = LABEL[r["fastest_peer"]] if r["fastest_peer"] else "—"
-        out.append(f"| {r['operation']} | {r['image']} | {r['computes']} | " + " | ".join(cells) +
+        op = r["operation"] + (f" · `{r['filters'][0]}`" if len(r.get("filters") or []) == 1 else "")
+        computes = r["computes"]
+        if r.get("cli_ms"):
+            computes += ("; whole process (`sfumato apply`, start-up and codecs included): "
+                         + ", ".join(f"{fmt_ms(v)} ms {k} the filter" for k, v in r["cli_ms"].items()))
+        out.append(f"| {op} | {r['image']} | {computes} | " + " | ".join(cells) +
                    f" | {fp} | {ratio_cell(r['ratio_sfumato_over_fastest'])} |")
     out += ["", "† computes something different in kind (see the row): shown for reference, not ranked.", ""]
 
@@ -865,7 +1193,19 @@ def markdown(meta: dict, rows: list[dict], e2e: list[dict]) -> str:
         out += [f"- {E2E_LABEL[t]}, {E2E_COMMANDS[t][1]}: `{E2E_COMMANDS[t][0]}`" for t in E2E_TOOLS]
         out.append("")
 
-    out += ["## Notes", "",
+    fl = meta.get("filters") or {}
+    if fl.get("without_row"):
+        coverage = (f"- **Coverage.** `sfumato filters` lists {len(fl['listed'])} filters; **no row for: "
+                    f"{', '.join(fl['without_row'])}**.")
+    elif fl.get("listed"):
+        coverage = (f"- **Coverage.** Each of the {len(fl['listed'])} filters that `sfumato filters` lists has a row "
+                    f"(the filter name follows the operation; a row without one runs a chain of several): "
+                    f"{', '.join(fl['listed'])}. CISourceOverCompositing and histogram-specification take a second "
+                    f"image, which sfumato-bench's `filter` command can't load, so their rows give whole-process "
+                    f"`sfumato apply` times instead of in-memory ones.")
+    else:
+        coverage = None
+    out += ["## Notes", ""] + ([coverage] if coverage else []) + [
             "- **Like for like.** Sfumato renders RGBA (4 channels) where the peers get RGB (3) or grey (1): it moves "
             "a third more bytes (or 4× for grey rows). Rows marked “grey” follow the issue's OpenCV targets, which "
             "were quoted for grey images.",
@@ -948,16 +1288,33 @@ def main() -> int:
         wait_for_binary(cli_bin)
         srv = SfumatoBench(bench_bin, CORES)
         try:
-            rows = build_rows(srv, jpg, png, w, h)
+            rows = build_rows(srv, cli_bin, jpg, png, w, h)
+            listed = sfumato_filters(cli_bin)
+            missing = uncovered(listed, rows)
+            if missing:
+                log(f"warning: no row for these filters of `sfumato filters`: {', '.join(missing)}")
             if args.only:
                 rows = [r for r in rows if re.search(args.only, r.op, re.I)]
+            check_fusion(srv, rows)
+            if quick:
+                for r in rows:
+                    for t, why in r.quick_skip.items():
+                        if r.tools.pop(t, None) is not None:
+                            r.notes.append(f"{LABEL[t]} left out of quick runs ({why}); the full run times it.")
             for i, row in enumerate(rows, 1):
                 t0 = time.monotonic()
                 run_row(row, warmup, rounds, budget_s)
                 meds = "  ".join(f"{LABEL[t]} {fmt_ms(med(row.samples.get(t, [])))}" for t in TOOLS if t in row.tools)
+                meds += "  ".join(f"sfumato apply {k} the filter {fmt_ms(med(v))}" for k, v in row.cli_samples.items())
                 log(f"[{i}/{len(rows)}] {row.op}: {meds}  ({time.monotonic() - t0:.1f} s)")
         finally:
             srv.close()
+        by_op = {r.op: r for r in rows}
+        for r in rows:
+            other = by_op.get(r.pair) if r.pair else None
+            a, b = med(r.samples.get("sfumato", [])), med(other.samples.get("sfumato", [])) if other else None
+            if a and b:
+                r.notes.append(f"{a / b:.2f}× the time of “{other.op}” ({fmt_ms(a)} vs {fmt_ms(b)} ms).")
 
         e2es: list[E2E] = []
         if not args.no_e2e:
@@ -994,6 +1351,7 @@ def main() -> int:
         "size": f"{w}×{h}", "source_photo": str(src.relative_to(ROOT)) if src.is_relative_to(ROOT) else src.name,
         "warmup": warmup, "rounds": rounds, "time_budget_per_tool_per_row_s": budget_s,
     }
+    meta["filters"] = {"listed": [" / ".join(n) for n in listed], "without_row": missing}
     rows_out = [row_result(r, rounds) for r in rows]
     e2e_out = [e2e_result(e) for e in e2es]
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
