@@ -303,21 +303,26 @@ class Pen:
     async def down(self, x, y, **pose):
         await self.event("mousePressed", x, y, **pose)
 
-    async def moves(self, points, chunk=6, **pose):
-        """points: (x, y) or (x, y, pose dict) tuples."""
+    async def moves(self, points, chunk=6, pace=None, **pose):
+        """points: (x, y) or (x, y, pose dict) tuples. With `pace` (seconds), one chunk is sent per
+        pace interval, like a real pen's samples arriving frame after frame (4 per 60 Hz frame for a
+        240 Hz Apple Pencil); without it, as fast as CDP takes them."""
         for i in range(0, len(points), chunk):
+            started = time.monotonic()
             sends = []
             for p in points[i:i + chunk]:
                 kw = dict(pose, **(p[2] if len(p) > 2 else {}))
                 sends.append(self.event("mouseMoved", p[0], p[1], **kw))
             await asyncio.gather(*sends)
+            if pace:
+                await asyncio.sleep(max(0.0, pace - (time.monotonic() - started)))
 
     async def up(self, x, y, **pose):
         await self.event("mouseReleased", x, y, **dict(pose, force=0))
 
-    async def stroke(self, points, **pose):
+    async def stroke(self, points, chunk=6, pace=None, **pose):
         await self.down(*points[0][:2], **pose)
-        await self.moves(points[1:], **pose)
+        await self.moves(points[1:], chunk=chunk, pace=pace, **pose)
         await self.up(*points[-1][:2], **pose)
 
 
@@ -1110,7 +1115,7 @@ def test_latency_is_measured_and_recorded(studio, run):
         # Adjust: the tilt sweeps, so every batch changes the picture.
         await page.keyboard.down("1")
         points = [(*to_client(700 + 6 * i, 640), {"tilt": (10 + i * 0.5, 0)}) for i in range(101)]
-        await tab.pen.stroke(points, force=0.5, tilt=(10, 0))
+        await tab.pen.stroke(points, force=0.5, tilt=(10, 0), chunk=4, pace=1 / 60)
         figures["adjust"] = await settled_stats(page)
         await page.keyboard.up("1")
         await page.evaluate("() => window.sfumatoStats.reset()")
@@ -1119,7 +1124,7 @@ def test_latency_is_measured_and_recorded(studio, run):
         await tab.mode("sketch")
         points = [(*to_client(500 + 9 * i, 400 + 300 * math.sin(i / 16)), {"force": 0.3 + 0.4 * i / 100})
                   for i in range(101)]
-        await tab.pen.stroke(points, force=0.3)
+        await tab.pen.stroke(points, force=0.3, chunk=4, pace=1 / 60)
         figures["sketch"] = await settled_stats(page)
         await page.keyboard.press("?")
         assert await page.is_visible("#stats")

@@ -208,38 +208,40 @@ class _PointExec: _Exec, @unchecked Sendable {
         let m10 = SIMD4<Float>(repeating: c0.y), m11 = SIMD4<Float>(repeating: c1.y), m12 = SIMD4<Float>(repeating: c2.y), b1 = SIMD4<Float>(repeating: c3.y)
         let m20 = SIMD4<Float>(repeating: c0.z), m21 = SIMD4<Float>(repeating: c1.z), m22 = SIMD4<Float>(repeating: c2.z), b2 = SIMD4<Float>(repeating: c3.z)
         let t1 = t + stride, t2 = t + 2 * stride
-        var i = 0
-        while i < count {
-            let k = min(4, count - i)
-            let sp = s + 4 * i, dp = d + 4 * i
-            var r = SIMD4<Float>(), g = SIMD4<Float>(), b = SIMD4<Float>()
-            for j in 0..<k {
-                if linear {
-                    r[j] = decode[Int(sp[4 * j])]; g[j] = decode[Int(sp[4 * j + 1])]; b[j] = decode[Int(sp[4 * j + 2])]
-                } else {
-                    r[j] = Float(sp[4 * j]); g[j] = Float(sp[4 * j + 1]); b[j] = Float(sp[4 * j + 2])
-                }
-            }
-            if !linear { r *= 1 / 255; g *= 1 / 255; b *= 1 / 255 }
-            let vr = (m00 * r + m01 * g + m02 * b + b0).bounded(0, 1) * n
-            let vg = (m10 * r + m11 * g + m12 * b + b1).bounded(0, 1) * n
-            let vb = (m20 * r + m21 * g + m22 * b + b2).bounded(0, 1) * n
-            let kr = _roundedInts(vr), kg = _roundedInts(vg), kb = _roundedInts(vb)
-            for j in 0..<k {
-                let a = sp[4 * j + 3]
-                let o = dp + 4 * j
-                if a == 0 {
-                    UnsafeMutableRawPointer(o).storeBytes(of: 0, as: UInt32.self)
-                    continue
-                }
-                var x = t[Int(kr[j])], y = t1[Int(kg[j])], z = t2[Int(kb[j])]
-                if premultipliedOutput && a != 255 {
-                    let a32 = UInt32(a)
-                    x = _mul255(UInt32(x), a32); y = _mul255(UInt32(y), a32); z = _mul255(UInt32(z), a32)
-                }
+        @inline(__always) func level(_ v: UInt8) -> Float { linear ? decode[Int(v)] : Float(v) * (1 / 255) }
+        @inline(__always) func put(_ o: UnsafeMutablePointer<UInt8>, _ a: UInt8, _ x: UInt8, _ y: UInt8, _ z: UInt8) {
+            if a == 0 {
+                UnsafeMutableRawPointer(o).storeBytes(of: 0, as: UInt32.self)
+            } else if premultipliedOutput && a != 255 {
+                let a32 = UInt32(a)
+                o[0] = _mul255(UInt32(x), a32); o[1] = _mul255(UInt32(y), a32); o[2] = _mul255(UInt32(z), a32); o[3] = a
+            } else {
                 o[0] = x; o[1] = y; o[2] = z; o[3] = a
             }
-            i += k
+        }
+        var i = 0
+        // Four pixels at a time, written out lane by lane (no dynamic lane indexing, which the
+        // compiler turns into stores and reloads through memory).
+        while i + 4 <= count {
+            let p = s + 4 * i, o = d + 4 * i
+            let r = SIMD4<Float>(level(p[0]), level(p[4]), level(p[8]), level(p[12]))
+            let g = SIMD4<Float>(level(p[1]), level(p[5]), level(p[9]), level(p[13]))
+            let b = SIMD4<Float>(level(p[2]), level(p[6]), level(p[10]), level(p[14]))
+            let kr = _roundedInts((m00 * r + m01 * g + m02 * b + b0).bounded(0, 1) * n)
+            let kg = _roundedInts((m10 * r + m11 * g + m12 * b + b1).bounded(0, 1) * n)
+            let kb = _roundedInts((m20 * r + m21 * g + m22 * b + b2).bounded(0, 1) * n)
+            put(o, p[3], t[Int(kr.x)], t1[Int(kg.x)], t2[Int(kb.x)])
+            put(o + 4, p[7], t[Int(kr.y)], t1[Int(kg.y)], t2[Int(kb.y)])
+            put(o + 8, p[11], t[Int(kr.z)], t1[Int(kg.z)], t2[Int(kb.z)])
+            put(o + 12, p[15], t[Int(kr.w)], t1[Int(kg.w)], t2[Int(kb.w)])
+            i += 4
+        }
+        while i < count {
+            let p = s + 4 * i
+            let c = SIMD4<Float>(level(p[0]), level(p[1]), level(p[2]), 1)
+            let k = _roundedInts((m * c).bounded(0, 1) * n)
+            put(d + 4 * i, p[3], t[Int(k.x)], t1[Int(k.y)], t2[Int(k.z)])
+            i += 1
         }
     }
 

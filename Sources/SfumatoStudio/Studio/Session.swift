@@ -26,6 +26,12 @@ final class _Session: @unchecked Sendable {
     var batch = 0
     var frameScheduled = false
     var sequence = 0
+    /// Flow control (pages that acknowledge frames): preview frames sent but not yet drawn, and
+    /// whether a frame is held back until one is.
+    var acks = false
+    var unacknowledged = 0
+    var waitingForAck = false
+    static let framesInFlight = 2
     // Camera (guarded by cameraLock): the newest frame waiting, and how many are being filtered.
     let cameraLock = NSLock()
     var cameraFrame: ([UInt8], UInt32)?
@@ -33,7 +39,6 @@ final class _Session: @unchecked Sendable {
     // Picture refreshes (on `work`): the newest state wins.
     var pendingState: DocumentState?
     var pendingInk = false
-    var refreshScheduled = false
 
     init(id: Int) {
         self.id = id

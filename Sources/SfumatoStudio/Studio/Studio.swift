@@ -191,6 +191,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             s.dpr = dpr
             let first = !s.hello
             s.hello = true
+            if let acks = o["acks"] as? Bool { s.work.async { s.acks = acks } }
             resize(s)
             if first { sendJSON(s, ["type": "state", "document": documentJSON()]) }
         case "mode":
@@ -264,6 +265,15 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         case "camera":
             s.cameraOn = o["on"] as? Bool ?? false
             if !s.cameraOn { refresh(s) }
+        case "drawn":
+            // The page drew (or skipped) a preview frame: room for the next one.
+            s.work.async {
+                s.unacknowledged = max(0, s.unacknowledged - 1)
+                if s.waitingForAck {
+                    s.waitingForAck = false
+                    self.schedule(s, dirty: .zero, batch: s.batch)
+                }
+            }
         case "stats":
             log("page \(s.id) latency: count \(o["count"] ?? 0), p50 \(o["p50"] ?? 0) ms, p95 \(o["p95"] ?? 0) ms, p99 \(o["p99"] ?? 0) ms")
         case "__too_large":
@@ -478,23 +488,14 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
     /// collapse into one render per page).
     func refreshPictures(batch: Int? = nil, from source: _Session? = nil, ink: Bool = false) {
         let state = visibleState
-        let doc = document
         for s in sessions.values {
             s.work.async {
                 guard let p = s.preview else { return }
+                // Lazy: the picture is brought up to date only when a frame actually goes out, so a
+                // page still decoding the last frame costs no rendering (latest wins).
                 s.pendingState = state
                 if ink { s.pendingInk = true }
-                if s.refreshScheduled { return }
-                s.refreshScheduled = true
-                s.work.async {
-                    s.refreshScheduled = false
-                    let st = s.pendingState ?? state
-                    do {
-                        try p.update(document: doc, state: st, beforeAfter: s.beforeAfter)
-                        if s.pendingInk { p.updateInk(st); s.pendingInk = false }
-                    } catch { self.log("render: \(error)") }
-                    self.schedule(s, dirty: p.bounds, batch: s.batch, full: true)
-                }
+                self.schedule(s, dirty: p.bounds, batch: s.batch, full: true)
             }
         }
     }
@@ -520,13 +521,35 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         s.work.async {
             s.frameScheduled = false
             guard let p = s.preview, !s.dirty.isEmpty || s.fullFrame else { return }
+            // A page that acknowledges frames gets at most two in flight: while it decodes, newer
+            // changes gather here and go out as one frame (latest wins, no queue builds up).
+            if s.acks && s.unacknowledged >= _Session.framesInFlight {
+                s.waitingForAck = true
+                return
+            }
+            if let st = s.pendingState {
+                s.pendingState = nil
+                let t0 = _now()
+                do {
+                    try p.update(document: self.document, state: st, beforeAfter: s.beforeAfter)
+                    if s.pendingInk { p.updateInk(st); s.pendingInk = false }
+                } catch { self.log("render: \(error)") }
+                if _trace { self.log(String(format: "picture %.1f ms", _now() - t0)) }
+            }
             let region = s.fullFrame ? p.bounds : s.dirty.insetBy(dx: -2, dy: -2).intersection(p.bounds)
             s.dirty = .zero
             s.fullFrame = false
             let active = s.stroke.map { [$0.renderer] } ?? []
+            let t0 = _now()
             p.compose(region, active: active, showInk: !s.beforeAfter)
+            let t1 = _now()
             guard let jpeg = p.jpeg(region) else { return }
+            if _trace {
+                self.log(String(format: "frame %d batch %d: %dx%d compose %.1f ms, jpeg %.1f ms (%d bytes), %d unacknowledged",
+                                s.sequence + 1, s.batch, region.width, region.height, t1 - t0, _now() - t1, jpeg.count, s.unacknowledged))
+            }
             s.sequence += 1
+            if s.acks { s.unacknowledged += 1 }
             let header: [String: Any] = ["seq": s.sequence, "batch": s.batch, "kind": "preview", "x": region.x, "y": region.y,
                                          "w": region.width, "h": region.height, "previewWidth": p.width, "previewHeight": p.height,
                                          "format": "jpeg"]
@@ -679,4 +702,13 @@ final class _Counter: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var value = 0
     func add() { lock.lock(); value += 1; lock.unlock() }
+}
+
+/// Set SFUMATO_TRACE=1 to log render and frame timings.
+let _trace = ProcessInfo.processInfo.environment["SFUMATO_TRACE"] == "1"
+
+func _now() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) * 1000 + Double(t.tv_nsec) / 1e6
 }

@@ -34,6 +34,7 @@
 
   const connection = new S.Connection({ onOpen, onMessage, onFrame: (frame) => view.drawFrame(frame), onClose });
   const view = new S.View({ onViewportChange: sendViewport });
+  view.doneListeners.push((header) => connection.send({ type: "drawn", seq: header.seq }));
   const camera = new S.Camera({ connection, view, onChange: (on) => setPressed($("#camera-toggle"), on) });
   const curveEditor = new S.CurveEditor({ onChange: (levels, final) => connection.send({ type: "curve", levels, final }) });
   const pressureEditor = new S.PressureCurveEditor({
@@ -61,7 +62,9 @@
     setConnectionStatus("open");
     const vp = view.viewport();
     state.lastViewport = JSON.stringify(vp);
-    connection.send({ type: "hello", ...vp });
+    // acks: the page confirms each preview frame once drawn (or skipped), so the server never
+    // renders faster than this device can show.
+    connection.send({ type: "hello", ...vp, acks: true });
     // A fresh page takes the document's mode and brush from the first state; a reconnecting page
     // restores its own, since the server ended its session (and a stroke in progress) when it dropped.
     if (isReconnect) {

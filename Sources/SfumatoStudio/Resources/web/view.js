@@ -23,6 +23,8 @@
       this.drawChain = Promise.resolve();
       this.cameraFrameListeners = [];
       this.previewListeners = [];
+      // Called once per preview frame, drawn or skipped: the page acknowledges it to the server.
+      this.doneListeners = [];
 
       this.tail = { points: [], predicted: [], color: "#fff", endedAt: 0 };
       this.pencil = { visible: false, opacity: 0, x: 0, y: 0, altitude: Math.PI / 2, azimuth: 0, lastTime: 0 };
@@ -106,25 +108,42 @@
     // ---- frames from the server ------------------------------------------------------------
 
     /**
-     * Decodes now (decodes of successive frames overlap) but draws strictly in arrival order, so a
-     * small region frame never lands under an older full frame.
+     * Draws frames strictly in arrival order, so a small region frame never lands under an older
+     * full frame. Region frames start decoding at once (decodes overlap); a full frame supersedes
+     * every frame before it, so when full frames come faster than they can be decoded (Adjust
+     * with a fast pen) the stale ones are skipped without decoding: the screen shows the newest
+     * picture, and its pen batch covers the skipped ones for the latency figures.
      */
     drawFrame(frame) {
+      const h = frame.header;
       if (!frame.blob.size) {
         // An image-less frame only acknowledges pen batches that changed nothing on screen.
         this.drawChain = this.drawChain.then(() => {
-          S.stats.frameDrawn(frame.header.batch, performance.now());
-          this.confirmTail(frame.header.batch);
+          S.stats.frameDrawn(h.batch, performance.now());
+          this.confirmTail(h.batch);
         });
         return;
       }
-      const decoded = createImageBitmap(frame.blob);
+      const preview = h.kind !== "camera";
+      const full = preview && !(h.x || 0) && !(h.y || 0) && h.w === h.previewWidth && h.h === h.previewHeight;
+      if (full) this.latestFull = Math.max(this.latestFull || 0, h.seq || 0);
+      const early = full ? null : createImageBitmap(frame.blob);
       this.drawChain = this.drawChain.then(async () => {
+        const done = () => { if (preview) for (const listener of this.doneListeners) listener(h); };
+        if (preview && (h.seq || 0) < (this.latestFull || 0)) {
+          if (early) early.then((b) => b.close && b.close(), () => {});
+          done();
+          return;   // a newer full frame is on its way
+        }
         let bitmap;
-        try { bitmap = await decoded; } catch (error) { console.warn("sfumato: undecodable frame", error); return; }
-        if (frame.header.kind === "camera") this.drawCameraFrame(frame.header, bitmap);
-        else this.drawPreviewFrame(frame.header, bitmap);
+        try { bitmap = await (early || createImageBitmap(frame.blob)); } catch (error) { console.warn("sfumato: undecodable frame", error); done(); return; }
+        // Once decoded, a frame is drawn even if a newer one has arrived meanwhile: it is still
+        // newer than what is on screen, and dropping it could starve the screen while a fast pen
+        // keeps frames coming.
+        if (h.kind === "camera") this.drawCameraFrame(h, bitmap);
+        else this.drawPreviewFrame(h, bitmap);
         if (bitmap.close) bitmap.close();
+        done();
       });
     }
 
