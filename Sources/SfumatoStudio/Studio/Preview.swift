@@ -67,6 +67,53 @@ final class _Preview: @unchecked Sendable {
         }
     }
 
+    /// Half-size base and picture for draft frames while a pen drags the colour parameters.
+    var draftBase: Bitmap?
+    var draftBaseKey = ""
+    var draft: Bitmap?
+
+    /// A draft frame: the look rendered over a half-size copy of the picture's base, with the
+    /// kept ink sampled at half size, as a JPEG. A quarter of the pixels to filter, encode, send
+    /// and decode, so the picture keeps up with the pen; the full frame follows when the pen lifts.
+    func draftJPEG(document: Document, state: DocumentState, beforeAfter: Bool) throws -> (Int, Int, [UInt8])? {
+        guard let base else { return nil }
+        let dw = max(1, width / 2), dh = max(1, height / 2)
+        if draftBase == nil || draftBaseKey != baseKey {
+            draftBase = try context.render(Image(bitmap: base).resized(width: dw, height: dh), rect: Rect(width: dw, height: dh))
+            draftBaseKey = baseKey
+        }
+        var look = state
+        look.strokes = []
+        look.edits = []
+        if beforeAfter { look = DocumentState() }
+        let out = try draft ?? Bitmap(width: dw, height: dh, format: .rgba8, alpha: .straight)
+        draft = out
+        try context.render(try document.look(look, on: Image(bitmap: draftBase!)), rect: Rect(width: dw, height: dh), into: out)
+        let ink = keptBounds.union(fadingBounds)
+        if !beforeAfter && !ink.isEmpty {
+            let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: width)
+            defer { row.deallocate() }
+            for y in (ink.y / 2)..<min(dh, (ink.maxY + 1) / 2) {
+                let o = out.row(y).assumingMemoryBound(to: UInt8.self)
+                for layer in [shade, sketch, fading] {
+                    layer.readRow(min(2 * y, height - 1), x: 0, count: width, into: row)
+                    for x in (ink.x / 2)..<min(dw, (ink.maxX + 1) / 2) {
+                        let sv = row[min(2 * x, width - 1)]
+                        if sv.w <= 0 { continue }
+                        let p = o + 4 * x
+                        let bg = SIMD4<Float>(Float(p[0]), Float(p[1]), Float(p[2]), 255) * (1 / 255)
+                        let v = sv + bg * (1 - sv.w)
+                        p[0] = UInt8(min(max(v.x, 0), 1) * 255 + 0.5)
+                        p[1] = UInt8(min(max(v.y, 0), 1) * 255 + 0.5)
+                        p[2] = UInt8(min(max(v.z, 0), 1) * 255 + 0.5)
+                    }
+                }
+            }
+        }
+        guard let jpeg = _encodeJPEG(out, quality: 80) else { return nil }
+        return (dw, dh, jpeg)
+    }
+
     /// Redraws the kept ink layers from the document's strokes when they changed.
     func updateInk(_ state: DocumentState) {
         let key = state.strokes.map { "\($0.id)" }.joined(separator: ",")

@@ -527,6 +527,25 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 s.waitingForAck = true
                 return
             }
+            // While a pen drags the colour parameters, send half-size drafts; the full frame comes
+            // when the pen lifts (commitAdjust refreshes).
+            if s.fullFrame, s.penDown, s.hold != .off, let st = s.pendingState {
+                s.pendingState = nil
+                s.dirty = .zero
+                s.fullFrame = false
+                do {
+                    if p.base == nil { try p.update(document: self.document, state: st, beforeAfter: s.beforeAfter) }
+                    if let (_, _, jpeg) = try p.draftJPEG(document: self.document, state: st, beforeAfter: s.beforeAfter) {
+                        s.sequence += 1
+                        if s.acks { s.unacknowledged += 1 }
+                        let header: [String: Any] = ["seq": s.sequence, "batch": s.batch, "kind": "preview", "x": 0, "y": 0,
+                                                     "w": p.width, "h": p.height, "previewWidth": p.width, "previewHeight": p.height,
+                                                     "format": "jpeg", "draft": true]
+                        self.server?.send(s.id, _frame(header, jpeg), binary: true)
+                    }
+                } catch { self.log("draft: \(error)") }
+                return
+            }
             if let st = s.pendingState {
                 s.pendingState = nil
                 let t0 = _now()
