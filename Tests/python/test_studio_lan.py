@@ -22,6 +22,17 @@ def free_port():
     return port
 
 
+def stop(server):
+    """Stops a studio the way a user's Ctrl-C would, and never leaves one running if it hangs."""
+    server.send_signal(signal.SIGTERM)
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+        raise AssertionError("the studio did not stop on SIGTERM within 10 s")
+
+
 def test_lan_needs_tls_and_the_pairing_token(sfumato, tmp_path):
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
     port = free_port()
@@ -82,8 +93,7 @@ def test_lan_needs_tls_and_the_pairing_token(sfumato, tmp_path):
         assert b" 101 " in reply.split(b"\r\n")[0], reply
         tls.close()
     finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=10)
+        stop(server)
     # The same certificate is reused next time.
     first = (tmp_path / "config" / "sfumato" / "studio-cert.pem").read_bytes()
     again = subprocess.Popen([sfumato, "studio", str(tmp_path / "lan.sfumato"), "--lan", "--port", str(free_port())],
@@ -91,6 +101,5 @@ def test_lan_needs_tls_and_the_pairing_token(sfumato, tmp_path):
     try:
         assert "https://" in again.stdout.readline()
     finally:
-        again.send_signal(signal.SIGTERM)
-        again.wait(timeout=10)
+        stop(again)
     assert (tmp_path / "config" / "sfumato" / "studio-cert.pem").read_bytes() == first
