@@ -137,6 +137,33 @@ struct GalleryFilterTests {
         }
     }
 
+    @Test("threshold binary: 8-bit pixels map byte to byte with the float path's result, in both working spaces")
+    func thresholdBytePath() throws {
+        let filter = ThresholdBinary(threshold: 0.4, maximum: 0.8, weights: [0.2, 0.7, 0.1])
+        for (name, b) in GalleryImages.all + GalleryImages.withAlpha {
+            for ws in [WorkingSpace.none, .linear] {
+                let context = RenderContext(workingSpace: ws)
+                #expect(try context.explain(filter.apply(to: Image(bitmap: b))).contains("byte to byte"))
+                let fast = try context.render(filter.apply(to: Image(bitmap: b)))
+                // The same values as floats in the working space: no byte path, the float pass runs.
+                let floats = try context.render(Image(bitmap: b), format: .rgbaFloat32, alpha: .premultiplied,
+                                                encoding: ws == .linear ? .linear : .srgb)
+                #expect(try !context.explain(filter.apply(to: Image(bitmap: floats))).contains("byte to byte"))
+                let slow = try context.render(filter.apply(to: Image(bitmap: floats)))
+                var differing = 0
+                for y in 0..<b.height {
+                    for x in 0..<b.width where fast.bytes(x: x, y: y) != slow.bytes(x: x, y: y) {
+                        differing += 1
+                        // Only a luma a rounding step from the threshold may fall the other way.
+                        #expect(b.bytes(x: x, y: y).w != 255, "\(name) \(ws) at (\(x), \(y))")
+                    }
+                }
+                #expect(differing * 1000 <= b.width * b.height, "\(name) \(ws): \(differing) pixels differ")
+                #expect(fast.bytes(x: 0, y: 0).w == b.bytes(x: 0, y: 0).w)
+            }
+        }
+    }
+
     @Test("dilate and erode with flat and general probes; area max and min; closing and opening")
     func morphology() throws {
         func extreme(_ at: (Int, Int) -> [Double], _ w: Int, _ h: Int, _ probe: [Double], max isMax: Bool) -> [Double] {

@@ -47,4 +47,52 @@ public protocol PixelFunction: Sendable {
     var name: String { get }
     /// Applies the function in place to `count` unpremultiplied pixels (alpha may change).
     func apply(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int)
+    /// Whether ``apply(_:)-(StraightBytes)`` maps 8-bit pixels directly (default false).
+    var mapsStraightBytes: Bool { get }
+    /// The same function over straight 8-bit pixels, when `mapsStraightBytes` (see ``StraightBytes``).
+    func apply(_ bytes: StraightBytes)
+}
+
+extension PixelFunction {
+    /// No byte path unless a function provides one.
+    public var mapsStraightBytes: Bool { false }
+    public func apply(_ bytes: StraightBytes) {}
+}
+
+/// A run of straight (or opaque) 8-bit pixels for a ``PixelFunction`` that can map them without
+/// going through floats: how stored levels read as working values, and how values are stored.
+///
+/// A function that sets `mapsStraightBytes` must keep alpha, write 0, 0, 0, 0 where alpha is 0, and
+/// give the same bytes as its float path would (`level` is exactly what the float path reads,
+/// `encode` exactly how it stores).
+///
+/// Example (a threshold on red):
+/// ```swift
+/// let on = bytes.encode(1), off = bytes.encode(0)
+/// for i in 0..<bytes.count {
+///     let s = bytes.source + 4 * i, d = bytes.destination + 4 * i
+///     let o = s[3] == 0 ? 0 : bytes.level[Int(s[0])] > 0.5 ? on : off
+///     d[0] = o; d[1] = o; d[2] = o; d[3] = s[3]
+/// }
+/// ```
+public struct StraightBytes {
+    /// `count` RGBA8 pixels in, straight alpha.
+    public let source: UnsafePointer<UInt8>
+    /// `count` RGBA8 pixels out, straight alpha (the renderer premultiplies afterwards if needed).
+    public let destination: UnsafeMutablePointer<UInt8>
+    /// Number of pixels, 0 or more.
+    public let count: Int
+    /// The working-space value (0...1) of each stored level 0...255.
+    public let level: UnsafePointer<Float>
+    let linear: Bool
+
+    /// The stored level of a working-space colour value (clamped to 0...1, rounded).
+    public func encode(_ value: Float) -> UInt8 {
+        var out = SIMD4<UInt8>()
+        var v = SIMD4<Float>(value, value, value, 1)
+        withUnsafeMutableBytes(of: &out) { o in
+            _Convert.storeRGBA8(&v, 1, linear: linear, premultiplied: false, o.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+        return out.x
+    }
 }

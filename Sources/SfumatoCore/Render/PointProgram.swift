@@ -155,8 +155,30 @@ class _PointExec: _Exec, @unchecked Sendable {
         var s = "fused point pass: \(program.summary)"
         if lut != nil { s += "; per-channel, so 8-bit sources map through one 256-entry table per channel" }
         else if matrixTail != nil { s += "; 8-bit sources: one 4x4 matrix, then the curves and encoding through one table per channel" }
+        else if bytePixelFunction != nil, (input as? _RowReadable)?.hasStraightBytes == true {
+            s += "; 8-bit pixels mapped byte to byte by the function itself"
+        }
         return s
     }
+
+    /// A program of one pixel function that maps 8-bit pixels itself (e.g. a threshold).
+    var bytePixelFunction: (any PixelFunction)? {
+        guard program.segments.count == 1, case .unpremultiplied(let ops) = program.segments[0], ops.count == 1,
+              case .pixel(let f) = ops[0], f.mapsStraightBytes else { return nil }
+        return f
+    }
+
+    /// What the float path reads for each stored level in the working space "none".
+    nonisolated(unsafe) static let plainLevels: UnsafePointer<Float> = {
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: 4 * 256)
+        let values = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: 256)
+        defer { bytes.deallocate(); values.deallocate() }
+        for k in 0..<256 { for c in 0..<4 { bytes[4 * k + c] = c == 3 ? 255 : UInt8(k) } }
+        _Convert.loadRGBA8(bytes, 256, premultiplied: false, linear: false, values)
+        let levels = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        for k in 0..<256 { levels[k] = values[k].x }
+        return UnsafePointer(levels)
+    }()
 
     /// Builds `matrixTail` for a program [matrix][curves...], when clamping the matrix output to
     /// 0...1 before the curves changes nothing (checked on values outside that range).
@@ -338,6 +360,16 @@ class _PointExec: _Exec, @unchecked Sendable {
             }
             return
         }
+        if let f = bytePixelFunction, d.format == .rgba8 && readable.hasStraightBytes {
+            let levels = w.linear ? SRGB.decodedByte : _PointExec.plainLevels
+            try readable.withStoredRows(rect, w) { y, stored in
+                let out = (d.row(y) + (rect.x - d.rect.x) * 4).assumingMemoryBound(to: UInt8.self)
+                f.apply(StraightBytes(source: (stored + xOffset).assumingMemoryBound(to: UInt8.self), destination: out,
+                                      count: rect.width, level: levels, linear: w.linear))
+                if d.alpha == .premultiplied { _premultiplyBytes(out, rect.width) }
+            }
+            return
+        }
         if matrixTail != nil && d.format == .rgba8 && readable.hasStraightBytes {
             try readable.withStoredRows(rect, w) { y, stored in
                 let out = d.row(y) + (rect.x - d.rect.x) * 4
@@ -358,6 +390,17 @@ class _PointExec: _Exec, @unchecked Sendable {
                 x += n
             }
         }
+    }
+}
+
+/// Straight 8-bit pixels to premultiplied, in place.
+func _premultiplyBytes(_ p: UnsafeMutablePointer<UInt8>, _ count: Int) {
+    for i in 0..<count {
+        let q = p + 4 * i
+        let a = q[3]
+        if a == 255 { continue }
+        let a32 = UInt32(a)
+        q[0] = _mul255(UInt32(q[0]), a32); q[1] = _mul255(UInt32(q[1]), a32); q[2] = _mul255(UInt32(q[2]), a32)
     }
 }
 

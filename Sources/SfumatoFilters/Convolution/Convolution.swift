@@ -160,4 +160,17 @@ struct _Threshold: PixelFunction {
             p[i] = SIMD4(o, o, o, p[i].w)
         }
     }
+
+    // 8-bit pixels directly (the camera loop's threshold): the same luma sum from the same levels.
+    var mapsStraightBytes: Bool { true }
+    func apply(_ bytes: StraightBytes) {
+        let on = bytes.encode(maximum), off = bytes.encode(0)
+        let level = bytes.level
+        for i in 0..<bytes.count {
+            let s = bytes.source + 4 * i, d = bytes.destination + 4 * i
+            let l = level[Int(s[0])] * weights.x + level[Int(s[1])] * weights.y + level[Int(s[2])] * weights.z
+            let o = s[3] == 0 ? 0 : l > threshold ? on : off
+            d[0] = o; d[1] = o; d[2] = o; d[3] = s[3]
+        }
+    }
 }

@@ -653,6 +653,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
 
     /// Decodes, filters and sends back one camera frame (two run at once, one per core).
     func filterCameraFrame(_ s: _Session, _ bytes: [UInt8], _ n: UInt32, preset: Int, reference: Image?) {
+        let t0 = _now()
         guard let input = _decodeCameraFrame(bytes[8...]) else {
             sendJSON(s, ["type": "error", "message": "camera frame \(n) is not a decodable JPEG"])
             return
@@ -663,7 +664,12 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             let context = RenderContext(options: .init(workingSpace: .none, threads: 1))
             let out = try context.render(GalleryPreset.all[preset].apply(to: image, reference: reference).cropped(to: image.extent),
                                          rect: image.extent)
+            let t2 = _now()
             guard let jpeg = _encodeJPEG(out, quality: 80) else { return }
+            if _trace {
+                log(String(format: "camera frame %d: decode+filter %.1f ms, jpeg %.1f ms (%d bytes in, %d out)",
+                           Int(n), t2 - t0, _now() - t2, bytes.count, jpeg.count))
+            }
             let header: [String: Any] = ["seq": 0, "batch": 0, "kind": "camera", "x": 0, "y": 0, "w": out.width,
                                          "h": out.height, "previewWidth": out.width, "previewHeight": out.height,
                                          "format": "jpeg", "frame": Int(n)]
