@@ -51,7 +51,7 @@ public final class InkLayer: @unchecked Sendable {
         defer { rows.deallocate() }
         stroke.forEachTile(in: area) { r, _, _ in
             for y in r.y..<r.maxY { _readRow(b, y, r.x, r.width, rows + (y - r.y) * s) }
-            stroke.composite(onto: { rows + ($0 - r.y) * s }, area: r)
+            stroke.composite(onto: { rows + ($0 - r.y) * s }, area: r)   // one tile: one lookup
             for y in r.y..<r.maxY { _writeRow(b, y, r.x, r.width, rows + (y - r.y) * s) }
         }
         return area

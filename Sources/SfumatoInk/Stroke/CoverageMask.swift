@@ -26,6 +26,9 @@ final class _CoverageMask {
         bounds = .zero
     }
 
+    /// Pixel centres of four consecutive columns, relative to the first.
+    static let laneCentres = SIMD4<Float>(0.5, 1.5, 2.5, 3.5)
+
     @inline(__always) static func key(_ tx: Int, _ ty: Int) -> Int { (ty &<< 24) ^ (tx & 0xFF_FFFF) }
 
     private func tile(_ tx: Int, _ ty: Int) -> UnsafeMutablePointer<SIMD4<Float>> {
@@ -62,6 +65,8 @@ final class _CoverageMask {
         // (inside a wide opaque stroke most of a piece's box is), which changes nothing because
         // a tie never replaces the value already there.
         let ceiling = max(p.oa, p.ob)
+        // Beyond this distance from the axis no pixel centre gets coverage (hairlines reach 1 px).
+        let reach = max(p.ar, p.br, 0.5) + 1
         var ty = area.y >= 0 ? area.y / s : (area.y - s + 1) / s
         while ty * s < area.maxY {
             var tx = area.x >= 0 ? area.x / s : (area.x - s + 1) / s
@@ -71,9 +76,46 @@ final class _CoverageMask {
                 for y in cell.y..<cell.maxY {
                     let py = Float(y) + 0.5 - p.ay
                     let row = t + (y - ty * s) * s - tx * s
-                    for x in cell.x..<cell.maxX {
+                    // Only the pixels whose centres can lie within reach of the piece (its
+                    // capsule crosses a row in one interval); a diagonal piece's box is mostly empty.
+                    let (lo, hi) = _CoverageMask.reach(py, dx: dx, dy: dy, len2: len2, radius: reach)
+                    if !(lo <= hi) { continue }
+                    let x0 = max(cell.x, Int((p.ax + lo - 0.5).rounded(.down)))
+                    let x1 = min(cell.maxX, Int((p.ax + hi - 0.5).rounded(.up)) + 1)
+                    if x0 >= x1 { continue }
+                    _TilePool.widen(t, row: y - ty * s, x0 - tx * s, x1 - tx * s)
+                    // Four pixels at a time (the same arithmetic per lane as the scalar tail, so
+                    // the result does not depend on where a run starts).
+                    var x = x0
+                    while x + 4 <= x1 {
+                        let q = row + x
+                        let held = SIMD4<Float>(q[0].w, q[1].w, q[2].w, q[3].w)
+                        if all(held .>= ceiling) { x += 4; continue }
+                        let px = (SIMD4<Float>(repeating: Float(x)) + _CoverageMask.laneCentres) - p.ax
+                        let u = _clamp01((px * dx + py * dy) * inv)
+                        let ex = px - u * dx, ey = py - u * dy
+                        let d = (ex * ex + ey * ey).squareRoot()
+                        let r = p.ar + u * dr
+                        var c = _clamp01(r - d + 0.5)
+                        c.replace(with: 2 * r * _clamp01(1 - d), where: r .< 0.5)
+                        if all(c .<= 0) { x += 4; continue }
+                        c *= p.oa + u * dopacity
+                        for l in 0..<4 where held[l] < ceiling && c[l] > 0 {
+                            var cl = c[l]
+                            if p.textured {
+                                cl *= grain.value(x: Int((Double(x + l) / scale).rounded(.down)), y: Int((Double(y) / scale).rounded(.down)))
+                            }
+                            if cl > held[l] {
+                                let col = p.ca + u[l] * dc
+                                q[l] = SIMD4(col.x * cl, col.y * cl, col.z * cl, cl)
+                            }
+                        }
+                        x += 4
+                    }
+                    while x < x1 {
+                        defer { x += 1 }
                         if row[x].w >= ceiling { continue }
-                        let px = Float(x) + 0.5 - p.ax
+                        let px = (Float(x) + 0.5) - p.ax
                         let u = min(max((px * dx + py * dy) * inv, 0), 1)
                         let ex = px - u * dx, ey = py - u * dy
                         let d = (ex * ex + ey * ey).squareRoot()
@@ -104,6 +146,40 @@ final class _CoverageMask {
         return area
     }
 
+    /// The interval of x (relative to the piece's start) within `radius` of the segment from
+    /// (0, 0) to (dx, dy) on the row at `py`: the union of the end discs and the band between them,
+    /// one interval since the capsule is convex; widened by a pixel against rounding. Empty when
+    /// lo > hi.
+    @inline(__always)
+    static func reach(_ py: Float, dx: Float, dy: Float, len2: Float, radius r: Float) -> (Float, Float) {
+        var lo = Float.infinity, hi = -Float.infinity
+        let ha = r * r - py * py
+        if ha >= 0 { let h = ha.squareRoot(); lo = -h; hi = h }
+        let qy = py - dy
+        let hb = r * r - qy * qy
+        if hb >= 0 { let h = hb.squareRoot(); lo = min(lo, dx - h); hi = max(hi, dx + h) }
+        if len2 > 1e-12 {
+            // 0 <= px·dx + py·dy <= len2 and |px·dy − py·dx| <= r·|d|, each an interval of px.
+            var blo = -Float.infinity, bhi = Float.infinity
+            let along = py * dy
+            if dx != 0 {
+                let a = -along / dx, b = (len2 - along) / dx
+                blo = max(blo, min(a, b)); bhi = min(bhi, max(a, b))
+            } else if along < 0 || along > len2 {
+                bhi = -Float.infinity
+            }
+            let across = py * dx, w = r * len2.squareRoot()
+            if dy != 0 {
+                let a = (across - w) / dy, b = (across + w) / dy
+                blo = max(blo, min(a, b)); bhi = min(bhi, max(a, b))
+            } else if abs(across) > w {
+                bhi = -Float.infinity
+            }
+            if blo <= bhi { lo = min(lo, blo); hi = max(hi, bhi) }
+        }
+        return (lo - 1, hi + 1)
+    }
+
     /// The tile covering (tx, ty), if drawn.
     func existingTile(_ tx: Int, _ ty: Int) -> UnsafeMutablePointer<SIMD4<Float>>? { tiles[_CoverageMask.key(tx, ty)] }
 
@@ -116,33 +192,91 @@ final class _CoverageMask {
         for (k, o) in other.tiles {
             let ty = k >> 24, tx = (k << 40) >> 40
             let t = tile(tx, ty)
-            for i in 0..<(s * s) where o[i].w > t[i].w { t[i] = o[i] }
+            for row in 0..<s {
+                let (lo, hi) = _TilePool.extent(o, row: row)
+                if lo >= hi { continue }
+                _TilePool.widen(t, row: row, lo, hi)
+                for i in (row * s + lo)..<(row * s + hi) where o[i].w > t[i].w { t[i] = o[i] }
+            }
         }
         bounds = bounds.union(other.bounds)
     }
 }
 
+/// min(max(v, 0), 1) per lane, inlined (the generic `clamped` is a call per use).
+@inline(__always)
+func _clamp01(_ v: SIMD4<Float>) -> SIMD4<Float> {
+    var r = v
+    r.replace(with: 0, where: v .< 0)
+    r.replace(with: 1, where: r .> 1)
+    return r
+}
+
 /// Recycled mask tiles: strokes come and go many times a second, and fresh pages cost a fault
 /// each. Keeps up to 1024 free tiles (64 MB).
+///
+/// Each tile records, per row, the columns that may hold ink (`widen` / `extent`, kept in 128
+/// bytes after the pixels): a tile is cleaned by zeroing only those, and composited over only
+/// those, so a stroke's cost follows its area, not the area of the tiles it touches.
 final class _TilePool: @unchecked Sendable {
     static let shared = _TilePool()
     private let lock = NSLock()
     private var free: [UnsafeMutablePointer<SIMD4<Float>>] = []
-    private let count = _CoverageMask.tileSize * _CoverageMask.tileSize
+    private static let pixels = _CoverageMask.tileSize * _CoverageMask.tileSize
+    /// Pixels plus 128 bytes of row extents (lo[64], hi[64] as bytes) = 8 more SIMD4 slots.
+    private static let capacity = pixels + 8
 
-    /// A zeroed tile.
+    @inline(__always)
+    private static func extents(_ t: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafeMutablePointer<UInt8> {
+        UnsafeMutableRawPointer(t + pixels).assumingMemoryBound(to: UInt8.self)
+    }
+
+    /// Columns lo ..< hi of tile row `row` may hold ink (lo >= hi: none).
+    @inline(__always)
+    static func extent(_ t: UnsafePointer<SIMD4<Float>>, row: Int) -> (Int, Int) {
+        let e = extents(UnsafeMutablePointer(mutating: t))
+        return (Int(e[row]), Int(e[64 + row]))
+    }
+
+    /// Marks columns lo ..< hi of tile row `row` as possibly inked.
+    @inline(__always)
+    static func widen(_ t: UnsafeMutablePointer<SIMD4<Float>>, row: Int, _ lo: Int, _ hi: Int) {
+        let e = extents(t)
+        if lo < Int(e[row]) { e[row] = UInt8(lo) }
+        if hi > Int(e[64 + row]) { e[64 + row] = UInt8(hi) }
+    }
+
+    private static func resetExtents(_ t: UnsafeMutablePointer<SIMD4<Float>>) {
+        let e = extents(t)
+        for row in 0..<64 { e[row] = 64; e[64 + row] = 0 }
+    }
+
+    /// A clean tile: every pixel zero, no row inked.
     func take() -> UnsafeMutablePointer<SIMD4<Float>> {
         lock.lock()
         let t = free.popLast()
         lock.unlock()
-        let tile = t ?? .allocate(capacity: count)
-        tile.initialize(repeating: .zero, count: count)
+        if let t { return t }
+        let tile = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Self.capacity)
+        tile.initialize(repeating: .zero, count: Self.pixels)
+        Self.resetExtents(tile)
         return tile
     }
 
+    /// Takes tiles back, zeroing only their inked rows.
     func give(_ tiles: [UnsafeMutablePointer<SIMD4<Float>>]) {
-        lock.lock()
+        let s = _CoverageMask.tileSize
+        var kept: [UnsafeMutablePointer<SIMD4<Float>>] = []
         for t in tiles {
+            for row in 0..<s {
+                let (lo, hi) = Self.extent(t, row: row)
+                if lo < hi { (t + row * s + lo).update(repeating: .zero, count: hi - lo) }
+            }
+            Self.resetExtents(t)
+            kept.append(t)
+        }
+        lock.lock()
+        for t in kept {
             if free.count < 1024 { free.append(t) } else { t.deallocate() }
         }
         lock.unlock()

@@ -122,17 +122,22 @@ public final class StrokeRenderer: @unchecked Sendable {
     }
 
     /// Calls `body` for each 64x64 tile the stroke touches, clipped to `area`, with the tile's
-    /// pixels (committed and, where present, provisional; tile-local rows of 64).
+    /// pixels (committed and, where present, provisional; tile-local rows of 64). Visits only the
+    /// tiles under `area` (a one-row composite looks up a row of tiles, not all of them).
     func forEachTile(in area: Rect, _ body: (Rect, UnsafePointer<SIMD4<Float>>?, UnsafePointer<SIMD4<Float>>?) -> Void) {
         let s = _CoverageMask.tileSize
-        var seen = Set<Int>()
-        for (tx, ty) in committed.tileCoordinates + provisional.tileCoordinates {
-            let k = _CoverageMask.key(tx, ty)
-            if seen.contains(k) { continue }
-            seen.insert(k)
-            let r = Rect(x: tx * s, y: ty * s, width: s, height: s).intersection(area)
-            if r.isEmpty { continue }
-            body(r, committed.existingTile(tx, ty).map { UnsafePointer($0) }, provisional.existingTile(tx, ty).map { UnsafePointer($0) })
+        let a = area.intersection(bounds)
+        if a.isEmpty { return }
+        @inline(__always) func tileIndex(_ v: Int) -> Int { v >= 0 ? v / s : (v - s + 1) / s }
+        let hasProvisional = !provisionalBounds.isEmpty
+        for ty in tileIndex(a.y)...tileIndex(a.maxY - 1) {
+            for tx in tileIndex(a.x)...tileIndex(a.maxX - 1) {
+                let c = committed.existingTile(tx, ty)
+                let p = hasProvisional ? provisional.existingTile(tx, ty) : nil
+                if c == nil && p == nil { continue }
+                let r = Rect(x: tx * s, y: ty * s, width: s, height: s).intersection(a)
+                body(r, c.map { UnsafePointer($0) }, p.map { UnsafePointer($0) })
+            }
         }
     }
 
@@ -140,16 +145,26 @@ public final class StrokeRenderer: @unchecked Sendable {
     /// `row(y)` gives the pixels of row y starting at column `area.x`.
     func composite(onto row: (Int) -> UnsafeMutablePointer<SIMD4<Float>>, area: Rect) {
         let s = _CoverageMask.tileSize
+        let over = blend == .over
         forEachTile(in: area) { r, c, p in
             let tx = r.x >= 0 ? r.x / s : (r.x - s + 1) / s, ty = r.y >= 0 ? r.y / s : (r.y - s + 1) / s
             for y in r.y..<r.maxY {
-                let out = row(y) + (r.x - area.x)
-                let base = (y - ty * s) * s + (r.x - tx * s)
-                for i in 0..<r.width {
+                let ry = y - ty * s
+                // Only the columns either mask may have inked on this row.
+                var (lo, hi) = c.map { _TilePool.extent($0, row: ry) } ?? (s, 0)
+                if let p {
+                    let (plo, phi) = _TilePool.extent(p, row: ry)
+                    lo = min(lo, plo); hi = max(hi, phi)
+                }
+                lo = max(lo, r.x - tx * s); hi = min(hi, r.maxX - tx * s)
+                if lo >= hi { continue }
+                let out = row(y) + (tx * s + lo - area.x)
+                let base = ry * s + lo
+                for i in 0..<(hi - lo) {
                     var m = c?[base + i] ?? .zero
                     if let p, p[base + i].w > m.w { m = p[base + i] }
                     if m.w <= 0 { continue }
-                    out[i] = blend == .over ? m + out[i] * (1 - m.w) : out[i] * (1 - m.w)
+                    out[i] = over ? m + out[i] * (1 - m.w) : out[i] * (1 - m.w)
                 }
             }
         }
