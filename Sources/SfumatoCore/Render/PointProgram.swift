@@ -273,7 +273,19 @@ class _PointExec: _Exec, @unchecked Sendable {
     private func mapBytes(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ count: Int,
                           premultipliedInput: Bool, premultipliedOutput: Bool) {
         guard let t = lut else { return }
-        for i in 0..<count {
+        let t1 = t + 256, t2 = t + 512
+        let src = UnsafeRawPointer(s), dst = UnsafeMutableRawPointer(d)
+        var i = 0
+        // Opaque pixels (a photo's every pixel): one 32-bit load, three lookups, one store.
+        while i < count {
+            let v = src.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)
+            if v < 0xFF00_0000 { break }
+            let o = UInt32(t[Int(v & 0xFF)]) | UInt32(t1[Int((v >> 8) & 0xFF)]) << 8 | UInt32(t2[Int((v >> 16) & 0xFF)]) << 16
+            dst.storeBytes(of: o | 0xFF00_0000, toByteOffset: 4 * i, as: UInt32.self)
+            i += 1
+        }
+        while i < count {
+            defer { i += 1 }
             let sp = s + 4 * i, dp = d + 4 * i
             let a = sp[3]
             if a == 255 || (a != 0 && !premultipliedInput && !premultipliedOutput) {
