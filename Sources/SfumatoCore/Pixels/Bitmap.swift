@@ -123,8 +123,17 @@ public final class Bitmap: @unchecked Sendable {
             let p = row(y)
             switch format {
             case .rgba8:
+                // Two pixels' alphas per 64-bit word (checked for every render of a bitmap).
+                let raw = UnsafeRawPointer(p)
+                var x = 0
+                var all = UInt64.max
+                while x + 2 <= width {
+                    all &= raw.loadUnaligned(fromByteOffset: 4 * x, as: UInt64.self) | 0x00FF_FFFF_00FF_FFFF
+                    x += 2
+                }
+                if all != .max { return false }
                 let b = p.assumingMemoryBound(to: UInt8.self)
-                for x in 0..<width where b[4 * x + 3] != 255 { return false }
+                while x < width { if b[4 * x + 3] != 255 { return false }; x += 1 }
             case .rgba16:
                 let b = p.assumingMemoryBound(to: UInt16.self)
                 for x in 0..<width where b[4 * x + 3] != 65535 { return false }

@@ -124,9 +124,18 @@ class _PointExec: _Exec, @unchecked Sendable {
     private(set) var matrixTail: (Matrix4, UnsafeMutablePointer<UInt8>)?
     static let tailSteps = 16384
 
+    /// The matrix in fixed point for `matrixTail`: per output channel and input channel, the
+    /// product of the matrix entry and each level's working value, × 2^18 (`tailFixedShift`
+    /// bits above the table's 1/16384 steps), then the three biases; for the working space
+    /// `tailLinear` says.
+    private var tailFixed: UnsafeMutablePointer<Int32>?
+    private var tailLinear = false
+    static let tailFixedShift: Int32 = 4
+
     deinit {
         lut?.deallocate()
         matrixTail?.1.deallocate()
+        tailFixed?.deallocate()
     }
 
     /// Builds the per-channel tables when the program allows them.
@@ -214,6 +223,25 @@ class _PointExec: _Exec, @unchecked Sendable {
         let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * (n + 1))
         for k in 0...n { for c in 0..<3 { t[c * (n + 1) + k] = out[4 * k + c] } }
         matrixTail = (m, t)
+        // The fixed-point matrix: 9 tables of 256 products and 3 biases (with the rounding half).
+        let unit = Double(n) * Double(1 << Self.tailFixedShift)
+        let f = UnsafeMutablePointer<Int32>.allocate(capacity: 9 * 256 + 3)
+        let (c0, c1, c2, c3) = m.columns
+        let rows: [[Float]] = [[c0.x, c1.x, c2.x, c3.x], [c0.y, c1.y, c2.y, c3.y], [c0.z, c1.z, c2.z, c3.z]]
+        let levels = ws == .linear ? SRGB.decodedByte : _PointExec.plainLevels
+        for o in 0..<3 {
+            for i in 0..<3 {
+                for v in 0..<256 {
+                    f[(3 * o + i) * 256 + v] = Int32((Double(rows[o][i]) * Double(levels[v]) * unit).rounded())
+                }
+            }
+            f[9 * 256 + o] = Int32((Double(rows[o][3]) * unit).rounded()) + (1 << (Self.tailFixedShift - 1))
+        }
+        tailFixed?.deallocate()
+        tailFixed = f
+        tailLinear = ws == .linear
+        // Products stay far inside Int32 for any sane matrix; a huge one keeps the float route.
+        if rows.joined().contains(where: { abs($0) > 1000 }) { tailFixed?.deallocate(); tailFixed = nil }
     }
 
     /// The matrix-and-table pass over straight 8-bit pixels, four pixels at a time with the
@@ -242,6 +270,29 @@ class _PointExec: _Exec, @unchecked Sendable {
             }
         }
         var i = 0
+        if let f = tailFixed, linear == tailLinear {
+            // Fixed point: nine table lookups and three shifts per pixel, no float conversions.
+            let maxK = Int32(_PointExec.tailSteps), shift = _PointExec.tailFixedShift
+            let b0 = f[9 * 256], b1 = f[9 * 256 + 1], b2 = f[9 * 256 + 2]
+            @inline(__always) func index(_ v: Int32) -> Int { Int(min(max(v >> shift, 0), maxK)) }
+            let src = UnsafeRawPointer(s), dst = UnsafeMutableRawPointer(d)
+            while i < count {
+                let p = s + 4 * i
+                let r = Int(p[0]), g = 256 + Int(p[1]), b = 512 + Int(p[2])
+                let x = t[index(f[r] &+ f[g] &+ f[b] &+ b0)]
+                let y = t1[index(f[768 + r] &+ f[768 + g] &+ f[768 + b] &+ b1)]
+                let z = t2[index(f[1536 + r] &+ f[1536 + g] &+ f[1536 + b] &+ b2)]
+                if p[3] == 255 {
+                    let o = UInt32(x) | UInt32(y) << 8 | UInt32(z) << 16 | 0xFF00_0000
+                    dst.storeBytes(of: o, toByteOffset: 4 * i, as: UInt32.self)
+                } else {
+                    put(d + 4 * i, p[3], x, y, z)
+                }
+                i += 1
+            }
+            _ = src
+            return
+        }
         // Four pixels at a time, written out lane by lane (no dynamic lane indexing, which the
         // compiler turns into stores and reloads through memory).
         while i + 4 <= count {
