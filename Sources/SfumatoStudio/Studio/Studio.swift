@@ -311,6 +311,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         }
         let pageStroke = Int(strokeNumber)
         let batch = Int(batchNumber)
+        if _trace { log(String(format: "pen batch %d received at %.1f", batch, _now())) }
         let list = try samples(o["samples"])
         // Frames report the newest pen batch they include.
         s.work.async { s.batch = max(s.batch, batch) }
@@ -534,14 +535,17 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 s.dirty = .zero
                 s.fullFrame = false
                 do {
+                    let t0 = _now()
                     if p.base == nil { try p.update(document: self.document, state: st, beforeAfter: s.beforeAfter) }
                     if let (_, _, jpeg) = try p.draftJPEG(document: self.document, state: st, beforeAfter: s.beforeAfter) {
+                        if _trace { self.log(String(format: "draft frame %d batch %d: %.1f ms (%d bytes)", s.sequence + 1, s.batch, _now() - t0, jpeg.count)) }
                         s.sequence += 1
                         if s.acks { s.unacknowledged += 1 }
                         let header: [String: Any] = ["seq": s.sequence, "batch": s.batch, "kind": "preview", "x": 0, "y": 0,
                                                      "w": p.width, "h": p.height, "previewWidth": p.width, "previewHeight": p.height,
                                                      "format": "jpeg", "draft": true]
                         self.server?.send(s.id, _frame(header, jpeg), binary: true)
+                        if _trace { self.log(String(format: "draft frame %d sent at %.1f", s.sequence, _now())) }
                     }
                 } catch { self.log("draft: \(error)") }
                 return
