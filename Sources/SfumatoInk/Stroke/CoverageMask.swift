@@ -13,21 +13,25 @@ final class _CoverageMask {
     /// Layer pixels per document pixel (the grain stays fixed in document space).
     let scale: Double
 
+    /// Per-row column spans of the piece being drawn (x0, x1 pairs), grown as needed.
+    private var spans = UnsafeMutablePointer<Int>.allocate(capacity: 2 * 256)
+    private var spanCapacity = 256
+
     init(scale: Double, grain: PencilGrain = .shared) {
         self.scale = scale
         self.grain = grain
     }
 
-    deinit { clear() }
+    deinit {
+        clear()
+        spans.deallocate()
+    }
 
     func clear() {
         _TilePool.shared.give(Array(tiles.values))
         tiles.removeAll(keepingCapacity: true)
         bounds = .zero
     }
-
-    /// Pixel centres of four consecutive columns, relative to the first.
-    static let laneCentres = SIMD4<Float>(0.5, 1.5, 2.5, 3.5)
 
     @inline(__always) static func key(_ tx: Int, _ ty: Int) -> Int { (ty &<< 24) ^ (tx & 0xFF_FFFF) }
 
@@ -67,21 +71,44 @@ final class _CoverageMask {
         let ceiling = max(p.oa, p.ob)
         // Beyond this distance from the axis no pixel centre gets coverage (hairlines reach 1 px).
         let reach = max(p.ar, p.br, 0.5) + 1
+        let lanes = SIMD4<Float>(0.5, 1.5, 2.5, 3.5)   // pixel centres of four columns (a local: no lazy-global check per use)
+        let textured = p.textured
+        // Each row's columns within reach of the piece (its capsule crosses a row in one
+        // interval; a diagonal piece's box is mostly empty), computed once for all tiles.
+        if spanCapacity < area.height {
+            spans.deallocate()
+            spanCapacity = max(area.height, 2 * spanCapacity)
+            spans = .allocate(capacity: 2 * spanCapacity)
+        }
+        for j in 0..<area.height {
+            let py = Float(area.y + j) + 0.5 - p.ay
+            let (lo, hi) = _CoverageMask.reach(py, dx: dx, dy: dy, len2: len2, radius: reach)
+            var x0 = area.maxX, x1 = area.x
+            if lo <= hi {
+                x0 = max(area.x, _floor(p.ax + lo - 0.5))
+                x1 = min(area.maxX, _floor(p.ax + hi - 0.5) + 2)
+            }
+            spans[2 * j] = x0
+            spans[2 * j + 1] = x1
+        }
         var ty = area.y >= 0 ? area.y / s : (area.y - s + 1) / s
         while ty * s < area.maxY {
             var tx = area.x >= 0 ? area.x / s : (area.x - s + 1) / s
             while tx * s < area.maxX {
                 let cell = Rect(x: tx * s, y: ty * s, width: s, height: s).intersection(area)
+                // No tile for a cell that no row reaches into.
+                var touched = false
+                for y in cell.y..<cell.maxY {
+                    let j = y - area.y
+                    if spans[2 * j] < cell.maxX && spans[2 * j + 1] > cell.x { touched = true; break }
+                }
+                if !touched { tx += 1; continue }
                 let t = tile(tx, ty)
                 for y in cell.y..<cell.maxY {
                     let py = Float(y) + 0.5 - p.ay
                     let row = t + (y - ty * s) * s - tx * s
-                    // Only the pixels whose centres can lie within reach of the piece (its
-                    // capsule crosses a row in one interval); a diagonal piece's box is mostly empty.
-                    let (lo, hi) = _CoverageMask.reach(py, dx: dx, dy: dy, len2: len2, radius: reach)
-                    if !(lo <= hi) { continue }
-                    let x0 = max(cell.x, Int((p.ax + lo - 0.5).rounded(.down)))
-                    let x1 = min(cell.maxX, Int((p.ax + hi - 0.5).rounded(.up)) + 1)
+                    let j = y - area.y
+                    let x0 = max(cell.x, spans[2 * j]), x1 = min(cell.maxX, spans[2 * j + 1])
                     if x0 >= x1 { continue }
                     _TilePool.widen(t, row: y - ty * s, x0 - tx * s, x1 - tx * s)
                     // Four pixels at a time (the same arithmetic per lane as the scalar tail, so
@@ -91,7 +118,7 @@ final class _CoverageMask {
                         let q = row + x
                         let held = SIMD4<Float>(q[0].w, q[1].w, q[2].w, q[3].w)
                         if all(held .>= ceiling) { x += 4; continue }
-                        let px = (SIMD4<Float>(repeating: Float(x)) + _CoverageMask.laneCentres) - p.ax
+                        let px = (SIMD4<Float>(repeating: Float(x)) + lanes) - p.ax
                         let u = _clamp01((px * dx + py * dy) * inv)
                         let ex = px - u * dx, ey = py - u * dy
                         let d = (ex * ex + ey * ey).squareRoot()
@@ -100,9 +127,11 @@ final class _CoverageMask {
                         c.replace(with: 2 * r * _clamp01(1 - d), where: r .< 0.5)
                         if all(c .<= 0) { x += 4; continue }
                         c *= p.oa + u * dopacity
+                        // Untextured, only lanes that beat what is held change (c <= ceiling).
+                        if !textured && !any(c .> held) { x += 4; continue }
                         for l in 0..<4 where held[l] < ceiling && c[l] > 0 {
                             var cl = c[l]
-                            if p.textured {
+                            if textured {
                                 cl *= grain.value(x: Int((Double(x + l) / scale).rounded(.down)), y: Int((Double(y) / scale).rounded(.down)))
                             }
                             if cl > held[l] {
@@ -201,6 +230,13 @@ final class _CoverageMask {
         }
         bounds = bounds.union(other.bounds)
     }
+}
+
+/// ⌊v⌋ as an Int without a libm call (v well inside Int's range).
+@inline(__always)
+func _floor(_ v: Float) -> Int {
+    let i = Int(v)
+    return Float(i) > v ? i - 1 : i
 }
 
 /// min(max(v, 0), 1) per lane, inlined (the generic `clamped` is a call per use).
