@@ -267,6 +267,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             if !s.cameraOn { refresh(s) }
         case "drawn":
             // The page drew (or skipped) a preview frame: room for the next one.
+            if _trace { log(String(format: "drawn received at %.1f", _now())) }
             s.work.async {
                 s.unacknowledged = max(0, s.unacknowledged - 1)
                 if s.waitingForAck {
@@ -525,6 +526,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             // A page that acknowledges frames gets at most two in flight: while it decodes, newer
             // changes gather here and go out as one frame (latest wins, no queue builds up).
             if s.acks && s.unacknowledged >= _Session.framesInFlight {
+                if _trace { self.log(String(format: "frame waits for an ack at %.1f", _now())) }
                 s.waitingForAck = true
                 return
             }
