@@ -114,6 +114,27 @@ struct ColorFilterTests {
         }
     }
 
+    @Test("huge and NaN matrix entries on 8-bit pixels: no trap, the same bytes as the float route", arguments: [WorkingSpace.linear, .none])
+    func hugeMatrices(ws: WorkingSpace) throws {
+        let photo = Photos.all[0].1
+        let floats = try RenderContext(workingSpace: ws).render(Image(bitmap: photo), format: .rgbaFloat32, alpha: .premultiplied,
+                                                                encoding: ws == .linear ? .linear : .srgb)
+        let cases: [[any Filter]] = [
+            [ColorMatrix(r: [10000, 0, 0, 0], g: [0, -9000, 0, 0], b: [0, 0, 1, 0])],
+            [ExposureAdjust(ev: 10), ExposureAdjust(ev: 4)],     // fused: 2^14 per channel
+            [ColorMatrix(r: [.nan, 0, 0, 0])],
+        ]
+        for chain in cases {
+            let context = RenderContext(workingSpace: ws)
+            let bytes = try context.render(chain.reduce(Image(bitmap: photo)) { $1.apply(to: $0) })
+            let reference = try context.render(chain.reduce(Image(bitmap: floats)) { $1.apply(to: $0) })
+            for (x, y) in Pixels.samplePoints(photo.width, photo.height) {
+                let a = bytes.bytes(x: x, y: y), b = reference.bytes(x: x, y: y)
+                for c in 0..<3 { #expect(abs(Int(a[c]) - Int(b[c])) <= 1, "\(chain) at (\(x), \(y)): \(a) vs \(b)") }
+            }
+        }
+    }
+
     @Test("the PencilController chain, fused, against the chained definitions", arguments: [WorkingSpace.linear, .none])
     func pencilControllerChain(ws: WorkingSpace) throws {
         let chain: [any Filter] = [HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2),

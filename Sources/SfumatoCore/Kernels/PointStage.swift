@@ -63,8 +63,10 @@ extension PixelFunction {
 /// going through floats: how stored levels read as working values, and how values are stored.
 ///
 /// A function that sets `mapsStraightBytes` must keep alpha, write 0, 0, 0, 0 where alpha is 0, and
-/// give the same bytes as its float path would (`level` is exactly what the float path reads,
-/// `encode` exactly how it stores).
+/// give the same bytes as its float path would for opaque pixels and straight destinations
+/// (`level` is exactly what the float path reads, `encode` exactly how it stores). For a
+/// premultiplied destination the renderer premultiplies the stored bytes, rounding twice as the
+/// per-channel tables do (within a level of the float path).
 ///
 /// Example (a threshold on red):
 /// ```swift

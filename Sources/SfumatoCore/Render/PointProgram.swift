@@ -224,10 +224,15 @@ class _PointExec: _Exec, @unchecked Sendable {
         for k in 0...n { for c in 0..<3 { t[c * (n + 1) + k] = out[4 * k + c] } }
         matrixTail = (m, t)
         // The fixed-point matrix: 9 tables of 256 products and 3 biases (with the rounding half).
-        let unit = Double(n) * Double(1 << Self.tailFixedShift)
-        let f = UnsafeMutablePointer<Int32>.allocate(capacity: 9 * 256 + 3)
+        tailFixed?.deallocate()
+        tailFixed = nil
         let (c0, c1, c2, c3) = m.columns
         let rows: [[Float]] = [[c0.x, c1.x, c2.x, c3.x], [c0.y, c1.y, c2.y, c3.y], [c0.z, c1.z, c2.z, c3.z]]
+        // Sums stay far inside Int32 for entries up to 1000; larger ones (or NaN, which fails
+        // the test too) keep the float route.
+        guard rows.joined().allSatisfy({ abs($0) <= 1000 }) else { return }
+        let unit = Double(n) * Double(1 << Self.tailFixedShift)
+        let f = UnsafeMutablePointer<Int32>.allocate(capacity: 9 * 256 + 3)
         let levels = ws == .linear ? SRGB.decodedByte : _PointExec.plainLevels
         for o in 0..<3 {
             for i in 0..<3 {
@@ -237,11 +242,8 @@ class _PointExec: _Exec, @unchecked Sendable {
             }
             f[9 * 256 + o] = Int32((Double(rows[o][3]) * unit).rounded()) + (1 << (Self.tailFixedShift - 1))
         }
-        tailFixed?.deallocate()
         tailFixed = f
         tailLinear = ws == .linear
-        // Products stay far inside Int32 for any sane matrix; a huge one keeps the float route.
-        if rows.joined().contains(where: { abs($0) > 1000 }) { tailFixed?.deallocate(); tailFixed = nil }
     }
 
     /// The matrix-and-table pass over straight 8-bit pixels, four pixels at a time with the

@@ -262,29 +262,34 @@ final class _TilePool: @unchecked Sendable {
     /// Pixels plus 128 bytes of row extents (lo[64], hi[64] as bytes) = 8 more SIMD4 slots.
     private static let capacity = pixels + 8
 
+    // The extents live in raw bytes after the pixels (the allocation is bound to SIMD4<Float>,
+    // so they are read and written as raw memory, never through a typed UInt8 pointer).
     @inline(__always)
-    private static func extents(_ t: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafeMutablePointer<UInt8> {
-        UnsafeMutableRawPointer(t + pixels).assumingMemoryBound(to: UInt8.self)
+    private static func extents(_ t: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(t + pixels)
     }
 
     /// Columns lo ..< hi of tile row `row` may hold ink (lo >= hi: none).
     @inline(__always)
     static func extent(_ t: UnsafePointer<SIMD4<Float>>, row: Int) -> (Int, Int) {
         let e = extents(UnsafeMutablePointer(mutating: t))
-        return (Int(e[row]), Int(e[64 + row]))
+        return (Int(e.load(fromByteOffset: row, as: UInt8.self)), Int(e.load(fromByteOffset: 64 + row, as: UInt8.self)))
     }
 
     /// Marks columns lo ..< hi of tile row `row` as possibly inked.
     @inline(__always)
     static func widen(_ t: UnsafeMutablePointer<SIMD4<Float>>, row: Int, _ lo: Int, _ hi: Int) {
         let e = extents(t)
-        if lo < Int(e[row]) { e[row] = UInt8(lo) }
-        if hi > Int(e[64 + row]) { e[64 + row] = UInt8(hi) }
+        if lo < Int(e.load(fromByteOffset: row, as: UInt8.self)) { e.storeBytes(of: UInt8(lo), toByteOffset: row, as: UInt8.self) }
+        if hi > Int(e.load(fromByteOffset: 64 + row, as: UInt8.self)) { e.storeBytes(of: UInt8(hi), toByteOffset: 64 + row, as: UInt8.self) }
     }
 
     private static func resetExtents(_ t: UnsafeMutablePointer<SIMD4<Float>>) {
         let e = extents(t)
-        for row in 0..<64 { e[row] = 64; e[64 + row] = 0 }
+        for row in 0..<64 {
+            e.storeBytes(of: 64, toByteOffset: row, as: UInt8.self)
+            e.storeBytes(of: 0, toByteOffset: 64 + row, as: UInt8.self)
+        }
     }
 
     /// A clean tile: every pixel zero, no row inked.
