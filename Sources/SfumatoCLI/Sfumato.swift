@@ -77,10 +77,10 @@ public final class TextOutput: @unchecked Sendable {
     public static let standard = TextOutput(capture: false)
 
     func print(_ s: String) {
-        if capture { out += s + "\n" } else { FileHandle.standardOutput.write((s + "\n").data(using: .utf8)!) }
+        if capture { out += s + "\n" } else { StandardStream.output.write(s + "\n") }
     }
 
     func error(_ s: String) {
-        if capture { err += s + "\n" } else { FileHandle.standardError.write((s + "\n").data(using: .utf8)!) }
+        if capture { err += s + "\n" } else { StandardStream.error.write(s + "\n") }
     }
 }

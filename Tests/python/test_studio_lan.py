@@ -103,3 +103,29 @@ def test_lan_needs_tls_and_the_pairing_token(sfumato, tmp_path):
     finally:
         stop(again)
     assert (tmp_path / "config" / "sfumato" / "studio-cert.pem").read_bytes() == first
+
+
+def test_studio_outlives_a_closed_terminal(sfumato, tmp_path):
+    """The studio logs each page that connects. When whoever read its output has gone (a closed terminal,
+    `sfumato studio | head -1`), that log line fails with EPIPE; it must not take the studio down."""
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), XDG_DATA_HOME=str(tmp_path / "data"))
+    port = free_port()
+    server = subprocess.Popen([sfumato, "studio", str(PHOTOS / "rocket.jpg"), "--document", str(tmp_path / "pipe.sfumato"),
+                               "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
+    try:
+        assert "http://" in server.stdout.readline()
+        server.stdout.close()
+        server.stderr.close()
+        for _ in range(2):  # each connection writes a log line into the closed pipes
+            raw = socket.create_connection(("127.0.0.1", port), timeout=5)
+            raw.sendall(b"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+            assert b" 101 " in raw.recv(1024).split(b"\r\n")[0]
+            raw.close()
+            time.sleep(0.5)
+        assert server.poll() is None, f"the studio died with status {server.returncode}"
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/document", timeout=10) as r:
+            assert json.loads(r.read())["width"] == 640
+    finally:
+        stop(server)
+    assert server.returncode == 0

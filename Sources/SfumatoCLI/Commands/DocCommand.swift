@@ -191,7 +191,7 @@ enum DocCommand {
                 try doc.endStroke(id)
             }
             // One line per durable action, flushed, so the parent knows what was committed.
-            FileHandle.standardOutput.write(Data("committed \(doc.historyLength)\n".utf8))
+            StandardStream.output.write("committed \(doc.historyLength)\n")
         }
     }
 }

@@ -34,7 +34,7 @@ enum StudioCommand {
         let document = try StudioLauncher.document(for: a.positionals.first, documentPath: a.value("--document"))
         let token = lan ? StudioLauncher.makeToken() : nil
         let studio = try Studio(document: document, token: token, folder: StudioLauncher.documentsFolder) { line in
-            FileHandle.standardError.write(Data(("studio: " + line + "\n").utf8))
+            StandardStream.error.write("studio: " + line + "\n")
         }
         var certificate: (String, String)?
         if lan { certificate = try StudioLauncher.certificate() }
@@ -54,6 +54,9 @@ enum StudioCommand {
         _studioStopRequested = 0
         signal(SIGINT, _studioSignalHandler)
         signal(SIGTERM, _studioSignalHandler)
+        // A reader that went away (closed terminal, `| head`) must not end the studio: writes to it fail
+        // with EPIPE instead, which StandardStream ignores.
+        signal(SIGPIPE, SIG_IGN)
         while _studioStopRequested == 0 { usleep(50_000) }
         server.stop()
         try studio.document.checkpoint()

@@ -121,8 +121,20 @@ public final class WebServer: @unchecked Sendable {
         running = false
         lock.unlock()
         guard wasRunning, let context else { return }
+        // Wake the service thread until it has left its loop: a wake-up that lands while it is
+        // not waiting must not leave it asleep (a studio once ignored SIGTERM that way). If it
+        // never comes back, leave the context alone (destroying it under a running service
+        // would be worse) and let the process end.
         lws_cancel_service(context)
-        stopped.wait()
+        var waited = 0
+        while stopped.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            waited += 100
+            if waited >= 5000 {
+                StandardStream.error.write("sfumato: the network thread did not stop within 5 s; leaving it\n")
+                return
+            }
+            lws_cancel_service(context)
+        }
         lws_context_destroy(context)
         self.context = nil
         for p in retained { free(p) }
