@@ -106,6 +106,7 @@ final class _CoverageMask {
                 let t = tile(tx, ty)
                 for y in cell.y..<cell.maxY {
                     let py = Float(y) + 0.5 - p.ay
+                    let gy = textured ? Int((Double(y) / scale).rounded(.down)) : 0
                     let row = t + (y - ty * s) * s - tx * s
                     let j = y - area.y
                     let x0 = max(cell.x, spans[2 * j]), x1 = min(cell.maxX, spans[2 * j + 1])
@@ -129,15 +130,17 @@ final class _CoverageMask {
                         c *= p.oa + u * dopacity
                         // Untextured, only lanes that beat what is held change (c <= ceiling).
                         if !textured && !any(c .> held) { x += 4; continue }
-                        for l in 0..<4 where held[l] < ceiling && c[l] > 0 {
-                            var cl = c[l]
-                            if textured {
-                                cl *= grain.value(x: Int((Double(x + l) / scale).rounded(.down)), y: Int((Double(y) / scale).rounded(.down)))
+                        let open = (held .< ceiling) .& (c .> 0)
+                        if textured {
+                            for l in 0..<4 where open[l] {
+                                c[l] *= grain.value(x: Int((Double(x + l) / scale).rounded(.down)), y: gy)
                             }
-                            if cl > held[l] {
-                                let col = p.ca + u[l] * dc
-                                q[l] = SIMD4(col.x * cl, col.y * cl, col.z * cl, cl)
-                            }
+                        }
+                        let better = open .& (c .> held)
+                        if any(better) {
+                            // The four lanes' colours at once (the same operations as the tail).
+                            let cr = (p.ca.x + u * dc.x) * c, cg = (p.ca.y + u * dc.y) * c, cb = (p.ca.z + u * dc.z) * c
+                            for l in 0..<4 where better[l] { q[l] = SIMD4(cr[l], cg[l], cb[l], c[l]) }
                         }
                         x += 4
                     }
