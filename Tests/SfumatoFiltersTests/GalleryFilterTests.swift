@@ -103,6 +103,33 @@ struct GalleryFilterTests {
         }
     }
 
+    @Test("8-bit Sobel is the exactly rounded magnitude at every pixel, saturating at 255")
+    func sobelBytesExact() throws {
+        // Noise reaches every gradient size; the checkerboard the largest (|G| = 1020·√2 -> 255).
+        let noise = try Pixels.noise(53, 37, seed: 11)
+        let board = try Pixels.make(21, 13) { x, y in (x + y) % 2 == 0 ? SIMD4(1, 0, 1, 1) : SIMD4(0, 1, 0, 1) }
+        for b in [noise, board] {
+            let out = try RenderContext(workingSpace: .none).render(Sobel().apply(to: Image(bitmap: b)), rect: b.bounds)
+            var wrong = 0
+            for y in 0..<b.height {
+                for x in 0..<b.width {
+                    func v(_ dx: Int, _ dy: Int, _ c: Int) -> Int {
+                        Int(b.bytes(x: min(max(x + dx, 0), b.width - 1), y: min(max(y + dy, 0), b.height - 1))[c])
+                    }
+                    let got = out.bytes(x: x, y: y)
+                    for c in 0..<3 {
+                        let gx = v(1, -1, c) - v(-1, -1, c) + 2 * (v(1, 0, c) - v(-1, 0, c)) + v(1, 1, c) - v(-1, 1, c)
+                        let gy = v(-1, 1, c) - v(-1, -1, c) + 2 * (v(0, 1, c) - v(0, -1, c)) + v(1, 1, c) - v(1, -1, c)
+                        let want = min(255, Int((Double(gx * gx + gy * gy).squareRoot() + 0.5).rounded(.down)))
+                        if Int(got[c]) != want { wrong += 1 }
+                    }
+                    if got.w != 255 { wrong += 1 }
+                }
+            }
+            #expect(wrong == 0, "\(wrong) values differ from the exact Sobel magnitude")
+        }
+    }
+
     @Test("Sobel per channel and on luma")
     func sobel() throws {
         func gradient(_ at: (Int, Int) -> [Double], _ c: Int) -> Double {

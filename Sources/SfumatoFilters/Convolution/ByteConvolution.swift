@@ -77,50 +77,78 @@ struct _IntegerKernel: Sendable {
 }
 
 /// Sobel magnitude on 8-bit values: the gradients in 16-bit integers (exact), the magnitude
-/// through a float square root, rounded; alpha kept.
+/// through a float square root, rounded; alpha kept. (Per channel only: grey Sobel takes the
+/// float path, whose luma is not rounded to 8 bits.)
 func _sobelBytes(input: ByteTile, output: ByteTile, grey: SIMD4<Float>?, scratch: TileScratch) {
     let out = output.rect
-    var source = input
-    if let g = grey {
-        // Luma first (rounded to 8 bits would lose precision: keep it exact by working on the
-        // float path instead). Callers only take this path without grey weights.
-        _ = g
-        source = input
-    }
-    let n = out.width * 4
     for y in out.y..<out.maxY {
-        let a = UnsafeRawPointer(source.pointer(x: out.x - 1, y: y - 1))
-        let b = UnsafeRawPointer(source.pointer(x: out.x - 1, y: y))
-        let c = UnsafeRawPointer(source.pointer(x: out.x - 1, y: y + 1))
-        let d = output.row(y)
-        var i = 0
-        while i + 8 <= n {
-            func ld(_ p: UnsafeRawPointer, _ dx: Int) -> SIMD8<Int16> {
-                SIMD8<Int16>(truncatingIfNeeded: p.loadUnaligned(fromByteOffset: i + 4 * dx, as: SIMD8<UInt8>.self))
-            }
-            let gx = (ld(a, 2) &- ld(a, 0)) &+ ((ld(b, 2) &- ld(b, 0)) &<< 1) &+ (ld(c, 2) &- ld(c, 0))
-            let gy = (ld(c, 0) &- ld(a, 0)) &+ ((ld(c, 1) &- ld(a, 1)) &<< 1) &+ (ld(c, 2) &- ld(a, 2))
-            let lo = SIMD4<Int32>(truncatingIfNeeded: gx.lowHalf), hi = SIMD4<Int32>(truncatingIfNeeded: gx.highHalf)
-            let ylo = SIMD4<Int32>(truncatingIfNeeded: gy.lowHalf), yhi = SIMD4<Int32>(truncatingIfNeeded: gy.highHalf)
-            let m0 = SIMD4<Float>(lo &* lo &+ ylo &* ylo), m1 = SIMD4<Float>(hi &* hi &+ yhi &* yhi)
-            var r = SIMD8<UInt8>()
-            for k in 0..<4 {
-                r[k] = UInt8(min(m0[k].squareRoot() + 0.5, 255))
-                r[k + 4] = UInt8(min(m1[k].squareRoot() + 0.5, 255))
-            }
-            UnsafeMutableRawPointer(d + i).storeBytes(of: r, as: SIMD8<UInt8>.self)
-            i += 8
-        }
-        while i < n {
-            func v(_ p: UnsafeRawPointer, _ dx: Int) -> Int32 { Int32(p.load(fromByteOffset: i + 4 * dx, as: UInt8.self)) }
-            let gx = (v(a, 2) - v(a, 0)) + 2 * (v(b, 2) - v(b, 0)) + (v(c, 2) - v(c, 0))
-            let gy = (v(c, 0) - v(a, 0)) + 2 * (v(c, 1) - v(a, 1)) + (v(c, 2) - v(a, 2))
-            d[i] = UInt8(min(Float(gx * gx + gy * gy).squareRoot() + 0.5, 255))
-            i += 1
-        }
-        let centre = input.pointer(x: out.x, y: y)
+        _sobelRow(above: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y - 1)),
+                  row: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y)),
+                  below: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y + 1)),
+                  into: output.row(y), count: out.width * 4)
+        let centre = input.pointer(x: out.x, y: y), d = output.row(y)
         for x in 0..<out.width { d[4 * x + 3] = centre[4 * x + 3] }
     }
+}
+
+/// One row of Sobel magnitudes: `count` bytes from rows that start one pixel left of the output.
+///
+/// Sixteen bytes per step, read as eight 16-bit lanes: the low byte of each lane holds the even
+/// channels (R, B), the high byte the odd ones (G, A), so both halves come out with a mask and a
+/// shift, never a widening conversion (the generic ones stay calls in a loop like this, 2x slower).
+@inline(never)
+func _sobelRow(above a: UnsafeRawPointer, row b: UnsafeRawPointer, below c: UnsafeRawPointer,
+               into d: UnsafeMutablePointer<UInt8>, count n: Int) {
+    var i = 0
+    while i + 16 <= n {
+        @inline(__always) func ld(_ p: UnsafeRawPointer, _ dx: Int) -> SIMD8<UInt16> {
+            p.loadUnaligned(fromByteOffset: i + 4 * dx, as: SIMD8<UInt16>.self)
+        }
+        let a0 = ld(a, 0), a1 = ld(a, 1), a2 = ld(a, 2), b0 = ld(b, 0), b2 = ld(b, 2), c0 = ld(c, 0), c1 = ld(c, 1), c2 = ld(c, 2)
+        @inline(__always) func lo(_ v: SIMD8<UInt16>) -> SIMD8<Int16> { unsafeBitCast(v & 0xFF, to: SIMD8<Int16>.self) }
+        @inline(__always) func hi(_ v: SIMD8<UInt16>) -> SIMD8<Int16> { unsafeBitCast(v &>> 8, to: SIMD8<Int16>.self) }
+        let even = _sobelMagnitudes(lo(a0), lo(a1), lo(a2), lo(b0), lo(b2), lo(c0), lo(c1), lo(c2))
+        let odd = _sobelMagnitudes(hi(a0), hi(a1), hi(a2), hi(b0), hi(b2), hi(c0), hi(c1), hi(c2))
+        UnsafeMutableRawPointer(d + i).storeBytes(of: even | (odd &<< 8), as: SIMD8<Int16>.self)
+        i += 16
+    }
+    while i < n {
+        func v(_ p: UnsafeRawPointer, _ dx: Int) -> Int32 { Int32(p.load(fromByteOffset: i + 4 * dx, as: UInt8.self)) }
+        let gx = (v(a, 2) - v(a, 0)) + 2 * (v(b, 2) - v(b, 0)) + (v(c, 2) - v(c, 0))
+        let gy = (v(c, 0) - v(a, 0)) + 2 * (v(c, 1) - v(a, 1)) + (v(c, 2) - v(a, 2))
+        d[i] = UInt8(min(Float(gx * gx + gy * gy).squareRoot() + 0.5, 255))
+        i += 1
+    }
+}
+
+/// min(⌊√(Gx² + Gy²) + ½⌋, 255) for eight lanes of 0...255 values around each centre (the
+/// three pixels above, left and right, the three below), in 16-bit lanes. The squares need 32
+/// bits: even and odd lanes are split with shifts and joined back in place.
+@inline(__always)
+func _sobelMagnitudes(_ a0: SIMD8<Int16>, _ a1: SIMD8<Int16>, _ a2: SIMD8<Int16>, _ b0: SIMD8<Int16>, _ b2: SIMD8<Int16>,
+                      _ c0: SIMD8<Int16>, _ c1: SIMD8<Int16>, _ c2: SIMD8<Int16>) -> SIMD8<Int16> {
+    let gx = (a2 &- a0) &+ ((b2 &- b0) &<< 1) &+ (c2 &- c0)
+    let gy = (c0 &- a0) &+ ((c1 &- a1) &<< 1) &+ (c2 &- a2)
+    let x = unsafeBitCast(gx, to: SIMD4<Int32>.self), y = unsafeBitCast(gy, to: SIMD4<Int32>.self)
+    let xe = (x &<< 16) &>> 16, xo = x &>> 16, ye = (y &<< 16) &>> 16, yo = y &>> 16
+    let me = _roundedHypot(xe, ye), mo = _roundedHypot(xo, yo)
+    let m = unsafeBitCast(me | (mo &<< 16), to: SIMD8<Int16>.self)
+    return (m | ((255 &- m) &>> 15)) & 0xFF     // above 255 -> all ones -> 255
+}
+
+/// ⌊√(x² + y²) + ½⌋ per lane for |x|, |y| < 2²¹, in float bit operations (the generic Int32 ->
+/// Float conversion is a call per lane). The squares are summed as floats, so the optimiser can
+/// see the root's argument is never negative and uses sqrtps without an errno fallback. √ of an
+/// integer is never k + ½, so rounding to nearest (adding 2²³) is rounding half up.
+@inline(__always)
+func _roundedHypot(_ x: SIMD4<Int32>, _ y: SIMD4<Int32>) -> SIMD4<Int32> {
+    let shift = SIMD4<Float>(repeating: 12_582_912)      // 1.5 x 2²³: exact for |v| < 2²²
+    @inline(__always) func float(_ v: SIMD4<Int32>) -> SIMD4<Float> {
+        unsafeBitCast(v &+ 0x4B40_0000, to: SIMD4<Float>.self) - shift
+    }
+    let fx = float(x), fy = float(y)
+    let s = (fx * fx + fy * fy).squareRoot() + SIMD4<Float>(repeating: 8_388_608)
+    return SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(s, to: SIMD4<UInt32>.self) & 0x7F_FFFF)
 }
 
 /// 16-bit lanes clamped to 0...255 as bytes, in bit operations that compile to one packuswb
