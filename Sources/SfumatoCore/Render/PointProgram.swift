@@ -272,12 +272,43 @@ class _PointExec: _Exec, @unchecked Sendable {
             }
         }
         var i = 0
+        // Opaque runs, four pixels per step: the channels come apart with masks and shifts, the
+        // matrix is nine vector multiply-adds, and only the three table lookups per pixel stay
+        // scalar (the fixed-point route below needs twelve). From the first quad with any
+        // transparency, the rest of the run takes the general routes below, pixel by pixel.
+        let src = UnsafeRawPointer(s), dst = UnsafeMutableRawPointer(d)
+        let byteMask = SIMD4<UInt32>(repeating: 0xFF), scale = SIMD4<Float>(repeating: n)
+        @inline(__always) func levels(_ c: SIMD4<UInt32>) -> SIMD4<Float> {
+            if linear { return SIMD4(decode[Int(c.x)], decode[Int(c.y)], decode[Int(c.z)], decode[Int(c.w)]) }
+            // Exact Float(c) for c < 2^23 by the exponent trick (no per-lane conversion calls).
+            let f = unsafeBitCast(c | 0x4B00_0000, to: SIMD4<Float>.self) - 8_388_608
+            return f * (1 / 255)
+        }
+        let slots = UnsafeMutablePointer<SIMD4<Int32>>.allocate(capacity: 3)
+        defer { slots.deallocate() }
+        let indices = UnsafeRawPointer(slots)
+        while i + 4 <= count {
+            let p = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt32>.self)
+            if p.x & p.y & p.z & p.w < 0xFF00_0000 { break }
+            let r = levels(p & byteMask), g = levels((p &>> 8) & byteMask), b = levels((p &>> 16) & byteMask)
+            let kr = _roundedInts((m00 * r + m01 * g + m02 * b + b0).bounded(0, 1) * scale)
+            let kg = _roundedInts((m10 * r + m11 * g + m12 * b + b1).bounded(0, 1) * scale)
+            let kb = _roundedInts((m20 * r + m21 * g + m22 * b + b2).bounded(0, 1) * scale)
+            // The indices go through memory: twelve plain loads beat twelve lane extractions.
+            slots[0] = kr; slots[1] = kg &+ Int32(stride); slots[2] = kb &+ Int32(2 * stride)
+            @inline(__always) func pixel(_ lane: Int) -> UInt32 {
+                @inline(__always) func k(_ at: Int) -> Int { Int(indices.load(fromByteOffset: 4 * at, as: Int32.self)) }
+                return UInt32(t[k(lane)]) | UInt32(t[k(4 + lane)]) << 8 | UInt32(t[k(8 + lane)]) << 16 | 0xFF00_0000
+            }
+            let o = SIMD4<UInt32>(pixel(0), pixel(1), pixel(2), pixel(3))
+            dst.storeBytes(of: o, toByteOffset: 4 * i, as: SIMD4<UInt32>.self)
+            i += 4
+        }
         if let f = tailFixed, linear == tailLinear {
             // Fixed point: nine table lookups and three shifts per pixel, no float conversions.
             let maxK = Int32(_PointExec.tailSteps), shift = _PointExec.tailFixedShift
             let b0 = f[9 * 256], b1 = f[9 * 256 + 1], b2 = f[9 * 256 + 2]
             @inline(__always) func index(_ v: Int32) -> Int { Int(min(max(v >> shift, 0), maxK)) }
-            let src = UnsafeRawPointer(s), dst = UnsafeMutableRawPointer(d)
             while i < count {
                 let p = s + 4 * i
                 let r = Int(p[0]), g = 256 + Int(p[1]), b = 512 + Int(p[2])
@@ -292,7 +323,6 @@ class _PointExec: _Exec, @unchecked Sendable {
                 }
                 i += 1
             }
-            _ = src
             return
         }
         // Four pixels at a time, written out lane by lane (no dynamic lane indexing, which the
