@@ -176,6 +176,19 @@ final class _Preview: @unchecked Sendable {
         }
     }
 
+    /// The RGBA bytes of a region of the frame, row after row (a raw frame for a page on loopback).
+    func rawPixels(_ rect: Rect) -> [UInt8]? {
+        let r = rect.intersection(bounds)
+        if r.isEmpty { return nil }
+        let rowBytes = 4 * r.width
+        return [UInt8](unsafeUninitializedCapacity: rowBytes * r.height) { buffer, count in
+            for y in 0..<r.height {
+                memcpy(buffer.baseAddress! + y * rowBytes, frame.row(r.y + y) + 4 * r.x, rowBytes)
+            }
+            count = rowBytes * r.height
+        }
+    }
+
     /// JPEG of a region of the frame (TurboJPEG straight from the frame buffer, no copy).
     func jpeg(_ rect: Rect, quality: Int = 85) -> [UInt8]? {
         let r = rect.intersection(bounds)

@@ -192,6 +192,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             let first = !s.hello
             s.hello = true
             if let acks = o["acks"] as? Bool { s.work.async { s.acks = acks } }
+            if let raw = o["rawRegions"] as? Bool { s.work.async { s.rawRegions = raw } }
             resize(s)
             if first { sendJSON(s, ["type": "state", "document": documentJSON()]) }
         case "mode":
@@ -568,17 +569,19 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             let t0 = _now()
             p.compose(region, active: active, showInk: !s.beforeAfter)
             let t1 = _now()
-            guard let jpeg = p.jpeg(region) else { return }
+            let raw = s.rawRegions && region.width * region.height <= _Session.rawRegionPixels
+            guard let image = raw ? p.rawPixels(region) : p.jpeg(region) else { return }
             if _trace {
-                self.log(String(format: "frame %d batch %d: %dx%d compose %.1f ms, jpeg %.1f ms (%d bytes), %d unacknowledged",
-                                s.sequence + 1, s.batch, region.width, region.height, t1 - t0, _now() - t1, jpeg.count, s.unacknowledged))
+                self.log(String(format: "frame %d batch %d: %dx%d compose %.1f ms, %@ %.1f ms (%d bytes), %d unacknowledged",
+                                s.sequence + 1, s.batch, region.width, region.height, t1 - t0, raw ? "raw" : "jpeg", _now() - t1,
+                                image.count, s.unacknowledged))
             }
             s.sequence += 1
             if s.acks { s.unacknowledged += 1 }
             let header: [String: Any] = ["seq": s.sequence, "batch": s.batch, "kind": "preview", "x": region.x, "y": region.y,
                                          "w": region.width, "h": region.height, "previewWidth": p.width, "previewHeight": p.height,
-                                         "format": "jpeg"]
-            self.server?.send(s.id, _frame(header, jpeg), binary: true)
+                                         "format": raw ? "rgba" : "jpeg"]
+            self.server?.send(s.id, _frame(header, image), binary: true)
         }
     }
 

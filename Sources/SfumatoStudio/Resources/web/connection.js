@@ -7,7 +7,8 @@
 
   /**
    * Parses a binary server frame: "FRM1" + uint32 LE header length + header JSON + image bytes.
-   * Returns {header, blob} or null when the bytes are not a frame.
+   * Returns {header, blob} (an encoded image), {header, pixels} (raw RGBA rows, format "rgba"), or
+   * null when the bytes are not a frame.
    */
   function parseFrame(buffer) {
     if (buffer.byteLength < 8) return null;
@@ -17,6 +18,11 @@
     if (8 + headerLength > buffer.byteLength) return null;
     let header;
     try { header = JSON.parse(decoder.decode(bytes.subarray(8, 8 + headerLength))); } catch (_) { return null; }
+    if (header.format === "rgba") {
+      const pixels = new Uint8ClampedArray(buffer, 8 + headerLength);
+      if (!(header.w > 0 && header.h > 0) || pixels.length !== 4 * header.w * header.h) return null;
+      return { header, pixels };
+    }
     const type = header.format === "png" ? "image/png" : "image/jpeg";
     const blob = new Blob([bytes.subarray(8 + headerLength)], { type });
     return { header, blob };

@@ -19,6 +19,12 @@ window.Sfumato = window.Sfumato || {};
     return scheme + "//" + location.host + "/ws" + query;
   }
 
+  /** Whether the page talks to a server on this machine (loopback: bytes cost nothing to move). */
+  function isLoopback() {
+    const h = location.hostname;
+    return h === "localhost" || h === "[::1]" || /^127\./.test(h);
+  }
+
   /** fetch() a JSON API; rejects with the server's {"error"} message on a non-2xx answer. */
   async function api(path, options) {
     const response = await fetch(withToken(path), options);
@@ -103,5 +109,5 @@ window.Sfumato = window.Sfumato || {};
     toastTimer = setTimeout(() => el.classList.remove("visible"), isError ? 4000 : 2200);
   }
 
-  S.util = { token, withToken, webSocketURL, api, anglesFromTilt, penAngles, hueColor, clamp, frameScheduler, toast };
+  S.util = { token, withToken, webSocketURL, isLoopback, api, anglesFromTilt, penAngles, hueColor, clamp, frameScheduler, toast };
 })(window.Sfumato);

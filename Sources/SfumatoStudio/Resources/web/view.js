@@ -116,6 +116,7 @@
      */
     drawFrame(frame) {
       const h = frame.header;
+      if (frame.pixels) { this.drawRawFrame(frame); return; }
       if (!frame.blob.size) {
         // An image-less frame only acknowledges pen batches that changed nothing on screen.
         this.drawChain = this.drawChain.then(() => {
@@ -147,10 +148,31 @@
       });
     }
 
+    /**
+     * A raw RGBA region (small regions from a server on this machine: a stroke's few pixels need
+     * no codec): written in place, in its turn, with nothing asynchronous on the way.
+     */
+    drawRawFrame(frame) {
+      const h = frame.header;
+      this.drawChain = this.drawChain.then(() => {
+        if ((h.seq || 0) >= (this.latestFull || 0)) {
+          this.ensurePreviewSize(h.previewWidth, h.previewHeight);
+          this.ctx.putImageData(new ImageData(frame.pixels, h.w, h.h), h.x || 0, h.y || 0);
+          this.previewDrawn(h);
+        }
+        for (const listener of this.doneListeners) listener(h);
+      });
+    }
+
     drawPreviewFrame(header, bitmap) {
       this.ensurePreviewSize(header.previewWidth, header.previewHeight);
       const w = header.w || bitmap.width, h = header.h || bitmap.height;
       this.ctx.drawImage(bitmap, header.x || 0, header.y || 0, w, h);
+      this.previewDrawn(header);
+    }
+
+    /** Bookkeeping once a preview frame is on the canvas. */
+    previewDrawn(header) {
       const now = performance.now();   // right after drawing: the latency end point
       S.stats.frameDrawn(header.batch, now);
       this.confirmTail(header.batch);
