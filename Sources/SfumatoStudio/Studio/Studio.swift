@@ -531,7 +531,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 s.waitingForAck = true
                 return
             }
-            // While a pen drags the colour parameters, send half-size drafts; the full frame comes
+            // While a pen drags the colour parameters, send reduced drafts (a third of each side); the full frame comes
             // when the pen lifts (commitAdjust refreshes).
             if s.fullFrame, s.penDown, s.hold != .off, let st = s.pendingState {
                 s.pendingState = nil
