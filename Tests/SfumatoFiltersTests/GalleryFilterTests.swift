@@ -103,6 +103,27 @@ struct GalleryFilterTests {
         }
     }
 
+    @Test("8-bit Gaussian stays within one level of the float kernel at every pixel", arguments: [0.4, 1, 3, 10])
+    func gaussianBytesMatchFloat(sigma: Double) throws {
+        // 67 px: rows of 268 bytes exercise the vector loops and their scalar ends; σ 10 has a
+        // kernel (61 taps) wider than the image, so the clamped edges are read many times over.
+        let noise = try Pixels.noise(67, 23, seed: 7)
+        let context = RenderContext(workingSpace: .none)
+        // The same levels as floats: a float source takes the float kernel.
+        let floatNoise = try context.render(Image(bitmap: noise), format: .rgbaFloat32, encoding: .srgb)
+        let filter = GaussianBlur(radius: sigma, edges: .clamp)
+        let bytes = try context.render(filter.apply(to: Image(bitmap: noise)))
+        let floats = try context.render(filter.apply(to: Image(bitmap: floatNoise)), format: .rgbaFloat32, encoding: .srgb)
+        var worst: Float = 0
+        for y in 0..<noise.height {
+            for x in 0..<noise.width {
+                let b = bytes.bytes(x: x, y: y), f = floats.pixel(x: x, y: y) * 255
+                for c in 0..<4 { worst = max(worst, abs(Float(b[c]) - f[c])) }
+            }
+        }
+        #expect(worst <= 1, "σ \(sigma): worst \(worst) levels between the 8-bit and float paths")
+    }
+
     @Test("8-bit Sobel is the exactly rounded magnitude at every pixel, saturating at 255")
     func sobelBytesExact() throws {
         // Noise reaches every gradient size; the checkerboard the largest (|G| = 1020·√2 -> 255).

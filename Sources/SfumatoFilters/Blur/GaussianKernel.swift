@@ -32,61 +32,63 @@ struct _GaussianKernel: NeighborhoodKernel {
         return weights.map { UInt16(min(65535, (Double($0 / total) * 65535).rounded())) }
     }
 
-    /// 8-bit fixed point: the horizontal pass keeps 8 fractional bits in 16-bit lanes
-    /// (value x 256). Symmetric taps are added first (at half scale, so the sum still fits 16
-    /// bits) and weighted once, with one multiply-high (pmulhuw) per pair. Each pair truncates
-    /// less than 1/128 of a level, so for up to 61 taps a pass stays within 0.25 level of the
-    /// float kernel before the final rounding.
+    /// 8-bit fixed point, one output row at a time: the vertical pass first, from the input
+    /// rows (which stay in cache from row to row) into one 16-bit row holding 8 fractional bits
+    /// (value x 256), then the horizontal pass from that row, which never leaves L1. Symmetric
+    /// taps are added first (at half scale, so the sum still fits 16 bits) and weighted once,
+    /// with one multiply-high (pmulhuw) per pair. Each pair truncates less than 1/128 of a level,
+    /// so for up to 61 taps a pass stays within 0.25 level of the float kernel before the final
+    /// rounding.
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         let out = output.rect
-        let n = out.width * 4
         let r = radius
         let fixed = fixedWeights
         // Centre weight, and twice each side weight (pairs are summed at half scale).
         let centre = SIMD8<UInt16>(repeating: fixed[0])
         let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
         for k in 1...r { pairs[k] = SIMD8(repeating: UInt16(min(65535, 2 * Int(fixed[k])))) }
-        let rows = input.rect.height
-        let mid = scratch.buffer(of: UInt16.self, count: rows &* n &+ 16)
-        for j in 0..<rows {
-            let src = UnsafeRawPointer(input.pointer(x: out.x, y: input.rect.y &+ j))
-            let dst = UnsafeMutableRawPointer(mid + j &* n)
+        let n = out.width * 4                  // output bytes per row
+        let wide = n + 8 * r                   // the vertical pass covers r pixels more on each side
+        let mid = scratch.buffer(of: UInt16.self, count: wide + 16)
+        let midRaw = UnsafeMutableRawPointer(mid)
+        let rows = scratch.buffer(of: UnsafeRawPointer.self, count: 2 * r + 1)
+        for y in out.y..<out.maxY {
+            // Vertical: bytes in, value x 256 out.
+            for k in -r...r { rows[k + r] = UnsafeRawPointer(input.pointer(x: out.x - r, y: y + k)) }
+            let c = rows[r]
             var i = 0
-            while i &+ 8 <= n {
-                let c = SIMD8<UInt16>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self)) &<< 8
-                var acc = _mulhi(c, centre)
+            while i &+ 8 <= wide {
+                let v = SIMD8<UInt16>(truncatingIfNeeded: c.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self)) &<< 8
+                var acc = _mulhi(v, centre)
                 var k = 1
                 while k <= r {
-                    let a = SIMD8<UInt16>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: i &- 4 &* k, as: SIMD8<UInt8>.self))
-                    let b = SIMD8<UInt16>(truncatingIfNeeded: src.loadUnaligned(fromByteOffset: i &+ 4 &* k, as: SIMD8<UInt8>.self))
+                    let a = SIMD8<UInt16>(truncatingIfNeeded: rows[r &- k].loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self))
+                    let b = SIMD8<UInt16>(truncatingIfNeeded: rows[r &+ k].loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self))
                     acc &+= _mulhi((a &+ b) &<< 7, pairs[k])
                     k &+= 1
                 }
-                dst.storeBytes(of: acc, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
+                midRaw.storeBytes(of: acc, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
                 i &+= 8
             }
-            while i < n {
-                var acc = (UInt32(src.load(fromByteOffset: i, as: UInt8.self)) << 8 &* UInt32(fixed[0])) >> 16
+            while i < wide {
+                var acc = (UInt32(c.load(fromByteOffset: i, as: UInt8.self)) << 8 &* UInt32(fixed[0])) >> 16
                 for k in 1...r {
-                    let sum = UInt32(src.load(fromByteOffset: i - 4 * k, as: UInt8.self)) + UInt32(src.load(fromByteOffset: i + 4 * k, as: UInt8.self))
+                    let sum = UInt32(rows[r - k].load(fromByteOffset: i, as: UInt8.self)) + UInt32(rows[r + k].load(fromByteOffset: i, as: UInt8.self))
                     acc += ((sum << 7) * UInt32(pairs[k][0])) >> 16
                 }
-                dst.storeBytes(of: UInt16(min(acc, 65535)), toByteOffset: 2 * i, as: UInt16.self)
+                mid[i] = UInt16(min(acc, 65535))
                 i += 1
             }
-        }
-        // Vertical: whole rows are the lanes; pairs of rows summed at half scale.
-        for y in out.y..<out.maxY {
-            let j0 = y &- input.rect.y
+            // Horizontal: taps 4 values (one pixel) apart along the 16-bit row.
             let d = output.row(y)
-            let centreRow = UnsafeRawPointer(mid + j0 &* n)
-            var i = 0
+            let m = UnsafeRawPointer(mid + 4 * r)
+            i = 0
             while i &+ 8 <= n {
-                var acc = _mulhi(centreRow.loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self), centre) &+ 128
+                var acc = _mulhi(m.loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self), centre) &+ 128
                 var k = 1
                 while k <= r {
-                    let a = UnsafeRawPointer(mid + (j0 &- k) &* n).loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
-                    let b = UnsafeRawPointer(mid + (j0 &+ k) &* n).loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
+                    let a = m.loadUnaligned(fromByteOffset: 2 &* (i &- 4 &* k), as: SIMD8<UInt16>.self)
+                    let b = m.loadUnaligned(fromByteOffset: 2 &* (i &+ 4 &* k), as: SIMD8<UInt16>.self)
                     acc &+= _mulhi((a &>> 1) &+ (b &>> 1), pairs[k])
                     k &+= 1
                 }
@@ -94,9 +96,10 @@ struct _GaussianKernel: NeighborhoodKernel {
                 i &+= 8
             }
             while i < n {
-                var acc: UInt32 = 128 + (UInt32(mid[j0 * n + i]) * UInt32(fixed[0])) >> 16
+                let j = i + 4 * r
+                var acc: UInt32 = 128 + (UInt32(mid[j]) * UInt32(fixed[0])) >> 16
                 for k in 1...r {
-                    let sum = UInt32(mid[(j0 - k) * n + i] >> 1) + UInt32(mid[(j0 + k) * n + i] >> 1)
+                    let sum = UInt32(mid[j - 4 * k] >> 1) + UInt32(mid[j + 4 * k] >> 1)
                     acc += (sum * UInt32(pairs[k][0])) >> 16
                 }
                 d[i] = UInt8(min(acc >> 8, 255))
