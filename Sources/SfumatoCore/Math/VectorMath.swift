@@ -6,16 +6,26 @@
 // below 4e-6 for results between 1e-24 and 1e16 (measured in VectorMathTests against Double;
 // most of it is the float rounding of power * log2(x)).
 
-/// Converts integers in -2^22 ..< 2^22 to floats without a per-lane library call.
+/// Converts integers in -2^22 ..< 2^22 to floats without a per-lane library call (the generic
+/// SIMD conversion is one). Public for the 8-bit kernels of other modules.
+///
+/// ```swift
+/// _float(fromSmallInts: SIMD4(0, -3, 255, 4_000_000))   // (0.0, -3.0, 255.0, 4000000.0)
+/// ```
 @inlinable @inline(__always)
-func _float(fromSmallInts v: SIMD4<Int32>) -> SIMD4<Float> {
+public func _float(fromSmallInts v: SIMD4<Int32>) -> SIMD4<Float> {
     let magic: Int32 = 0x4B40_0000  // 1.5 * 2^23: the mantissa then holds the integer
     return unsafeBitCast(v &+ magic, to: SIMD4<Float>.self) - 12_582_912
 }
 
-/// Rounds floats in -2^22 ..< 2^22 to the nearest integer (ties to even), as integers.
+/// Rounds floats in -2^22 ..< 2^22 to the nearest integer (ties to even), as integers, without
+/// a per-lane library call. Public for the 8-bit kernels of other modules.
+///
+/// ```swift
+/// _roundedInts(SIMD4(0.4, 2.5, -1.6, 254.7))   // (0, 2, -2, 255)
+/// ```
 @inlinable @inline(__always)
-func _roundedInts(_ v: SIMD4<Float>) -> SIMD4<Int32> {
+public func _roundedInts(_ v: SIMD4<Float>) -> SIMD4<Int32> {
     unsafeBitCast(v + 12_582_912, to: SIMD4<Int32>.self) &- 0x4B40_0000
 }
 

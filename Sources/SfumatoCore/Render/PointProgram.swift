@@ -280,9 +280,7 @@ class _PointExec: _Exec, @unchecked Sendable {
         let byteMask = SIMD4<UInt32>(repeating: 0xFF), scale = SIMD4<Float>(repeating: n)
         @inline(__always) func levels(_ c: SIMD4<UInt32>) -> SIMD4<Float> {
             if linear { return SIMD4(decode[Int(c.x)], decode[Int(c.y)], decode[Int(c.z)], decode[Int(c.w)]) }
-            // Exact Float(c) for c < 2^23 by the exponent trick (no per-lane conversion calls).
-            let f = unsafeBitCast(c | 0x4B00_0000, to: SIMD4<Float>.self) - 8_388_608
-            return f * (1 / 255)
+            return _float(fromSmallInts: unsafeBitCast(c, to: SIMD4<Int32>.self)) * (1 / 255)
         }
         let slots = UnsafeMutablePointer<SIMD4<Int32>>.allocate(capacity: 3)
         defer { slots.deallocate() }

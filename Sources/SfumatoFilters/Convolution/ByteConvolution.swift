@@ -79,7 +79,7 @@ struct _IntegerKernel: Sendable {
 /// Sobel magnitude on 8-bit values: the gradients in 16-bit integers (exact), the magnitude
 /// through a float square root, rounded; alpha kept. (Per channel only: grey Sobel takes the
 /// float path, whose luma is not rounded to 8 bits.)
-func _sobelBytes(input: ByteTile, output: ByteTile, grey: SIMD4<Float>?, scratch: TileScratch) {
+func _sobelBytes(input: ByteTile, output: ByteTile) {
     let out = output.rect
     for y in out.y..<out.maxY {
         _sobelRow(above: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y - 1)),
@@ -136,19 +136,14 @@ func _sobelMagnitudes(_ a0: SIMD8<Int16>, _ a1: SIMD8<Int16>, _ a2: SIMD8<Int16>
     return (m | ((255 &- m) &>> 15)) & 0xFF     // above 255 -> all ones -> 255
 }
 
-/// ⌊√(x² + y²) + ½⌋ per lane for |x|, |y| < 2²¹, in float bit operations (the generic Int32 ->
-/// Float conversion is a call per lane). The squares are summed as floats, so the optimiser can
-/// see the root's argument is never negative and uses sqrtps without an errno fallback. √ of an
-/// integer is never k + ½, so rounding to nearest (adding 2²³) is rounding half up.
+/// ⌊√(x² + y²) + ½⌋ per lane for |x|, |y| < 2¹¹, without per-lane conversion calls. The squares
+/// are summed as floats, so the optimiser can see the root's argument is never negative and uses
+/// sqrtps without an errno fallback. √ of an integer is never k + ½, so rounding to nearest is
+/// rounding half up.
 @inline(__always)
 func _roundedHypot(_ x: SIMD4<Int32>, _ y: SIMD4<Int32>) -> SIMD4<Int32> {
-    let shift = SIMD4<Float>(repeating: 12_582_912)      // 1.5 x 2²³: exact for |v| < 2²²
-    @inline(__always) func float(_ v: SIMD4<Int32>) -> SIMD4<Float> {
-        unsafeBitCast(v &+ 0x4B40_0000, to: SIMD4<Float>.self) - shift
-    }
-    let fx = float(x), fy = float(y)
-    let s = (fx * fx + fy * fy).squareRoot() + SIMD4<Float>(repeating: 8_388_608)
-    return SIMD4<Int32>(truncatingIfNeeded: unsafeBitCast(s, to: SIMD4<UInt32>.self) & 0x7F_FFFF)
+    let fx = _float(fromSmallInts: x), fy = _float(fromSmallInts: y)
+    return _roundedInts((fx * fx + fy * fy).squareRoot())
 }
 
 /// 16-bit lanes clamped to 0...255 as bytes, in bit operations that compile to one packuswb

@@ -108,7 +108,7 @@ struct _SobelKernel: NeighborhoodKernel {
     var supportsBytes: Bool { grey == nil }
 
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
-        _sobelBytes(input: input, output: output, grey: nil, scratch: scratch)
+        _sobelBytes(input: input, output: output)
     }
 
     func outputExtent(forInput e: Rect) -> Rect { e.insetBy(dx: -1, dy: -1) }
