@@ -46,6 +46,12 @@ public final class InkLayer: @unchecked Sendable {
         let area = stroke.bounds.intersection(accumulator.extent)
         if area.isEmpty { return .zero }
         let b = accumulator.bitmap
+        if b.format == .rgbaFloat32 {
+            // Straight into the layer's rows: only the columns the stroke inked are read and written.
+            let x0 = area.x
+            stroke.composite(onto: { b.row($0).assumingMemoryBound(to: SIMD4<Float>.self) + x0 }, area: area)
+            return area
+        }
         let s = _CoverageMask.tileSize
         let rows = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: s * s)
         defer { rows.deallocate() }

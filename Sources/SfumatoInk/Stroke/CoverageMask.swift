@@ -1,17 +1,25 @@
 import Foundation
 import SfumatoCore
 
-/// One stroke's coverage, kept sparse in 64x64 tiles: each pixel holds the premultiplied colour
-/// of the piece that covers it most (max, not sum, so overlapping pieces of one stroke never
-/// darken into beads). Composited onto a layer once, when the stroke ends.
+/// One stroke's coverage, kept sparse in 64x64 tiles. Each pixel holds the strongest coverage any
+/// piece gave it (max, not sum, so overlapping pieces of one stroke never darken into beads) and
+/// a key to that piece's colour there; composited onto a layer once, when the stroke ends.
+///
+/// A tile is two planes of 64x64 (struct of arrays, so four pixels are one vector load): the
+/// coverage (0 = no ink) and the colour key, `piece << 12 | u * 4095` (the piece's index in
+/// `palette` and the fraction along it, colour = start + u * (end - start), to 1/8190 of a piece's
+/// colour change). Half the bytes of a premultiplied RGBA float per pixel: a wide stroke's
+/// mask stays in the L2 cache.
 final class _CoverageMask {
     static let tileSize = 64
-    private(set) var tiles: [Int: UnsafeMutablePointer<SIMD4<Float>>] = [:]
+    private(set) var tiles: [Int: UnsafeMutablePointer<Float>] = [:]
     /// Bounds of everything drawn, in layer pixels.
     private(set) var bounds = Rect.zero
     let grain: PencilGrain
     /// Layer pixels per document pixel (the grain stays fixed in document space).
     let scale: Double
+    /// Per piece drawn: its start colour and its colour change along it (w unused).
+    private(set) var palette: [SIMD4<Float>] = []
 
     /// Per-row column spans of the piece being drawn (x0, x1 pairs), grown as needed.
     private var spans = UnsafeMutablePointer<Int>.allocate(capacity: 2 * 256)
@@ -30,12 +38,13 @@ final class _CoverageMask {
     func clear() {
         _TilePool.shared.give(Array(tiles.values))
         tiles.removeAll(keepingCapacity: true)
+        palette.removeAll(keepingCapacity: true)
         bounds = .zero
     }
 
     @inline(__always) static func key(_ tx: Int, _ ty: Int) -> Int { (ty &<< 24) ^ (tx & 0xFF_FFFF) }
 
-    private func tile(_ tx: Int, _ ty: Int) -> UnsafeMutablePointer<SIMD4<Float>> {
+    private func tile(_ tx: Int, _ ty: Int) -> UnsafeMutablePointer<Float> {
         let k = _CoverageMask.key(tx, ty)
         if let t = tiles[k] { return t }
         let t = _TilePool.shared.take()
@@ -43,12 +52,24 @@ final class _CoverageMask {
         return t
     }
 
+    /// The premultiplied colour of coverage `c` with colour key `key`, from `palette`.
+    @inline(__always)
+    static func color(_ c: Float, key: Float, palette: UnsafePointer<SIMD4<Float>>) -> SIMD4<Float> {
+        let k = Int(unsafeBitCast(key, to: Int32.self))
+        let u = Float(k & 4095) * (1 / 4095)
+        var v = (palette[2 * (k >> 12)] + u * palette[2 * (k >> 12) + 1]) * c
+        v.w = c
+        return v
+    }
+
     /// The mask's value at a layer pixel (premultiplied RGBA).
     func value(x: Int, y: Int) -> SIMD4<Float> {
         let s = _CoverageMask.tileSize
         let tx = x >= 0 ? x / s : (x - s + 1) / s, ty = y >= 0 ? y / s : (y - s + 1) / s
         guard let t = tiles[_CoverageMask.key(tx, ty)] else { return .zero }
-        return t[(y - ty * s) * s + (x - tx * s)]
+        let i = (y - ty * s) * s + (x - tx * s)
+        if t[i] <= 0 { return .zero }
+        return palette.withUnsafeBufferPointer { _CoverageMask.color(t[i], key: t[s * s + i], palette: $0.baseAddress!) }
     }
 
     /// Draws a piece with analytic anti-aliasing (coverage = clamp(r - d + 0.5), d the distance
@@ -64,7 +85,9 @@ final class _CoverageMask {
         let len2 = dx * dx + dy * dy
         let inv = len2 > 1e-12 ? 1 / len2 : 0
         let dr = p.br - p.ar, dopacity = p.ob - p.oa
-        let dc = p.cb - p.ca
+        let keyBase = Int32(truncatingIfNeeded: palette.count / 2) &<< 12
+        palette.append(SIMD4(p.ca, 0))
+        palette.append(SIMD4(p.cb - p.ca, 0))
         // The most this piece can give a pixel: pixels already holding that much are skipped
         // (inside a wide opaque stroke most of a piece's box is), which changes nothing because
         // a tie never replaces the value already there.
@@ -107,7 +130,9 @@ final class _CoverageMask {
                 for y in cell.y..<cell.maxY {
                     let py = Float(y) + 0.5 - p.ay
                     let gy = textured ? Int((Double(y) / scale).rounded(.down)) : 0
+                    // Coverage and key planes, indexed by layer column.
                     let row = t + (y - ty * s) * s - tx * s
+                    let keys = row + s * s
                     let j = y - area.y
                     let x0 = max(cell.x, spans[2 * j]), x1 = min(cell.maxX, spans[2 * j + 1])
                     if x0 >= x1 { continue }
@@ -116,8 +141,7 @@ final class _CoverageMask {
                     // the result does not depend on where a run starts).
                     var x = x0
                     while x + 4 <= x1 {
-                        let q = row + x
-                        let held = SIMD4<Float>(q[0].w, q[1].w, q[2].w, q[3].w)
+                        let held = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD4<Float>.self)
                         if all(held .>= ceiling) { x += 4; continue }
                         let px = (SIMD4<Float>(repeating: Float(x)) + lanes) - p.ax
                         let u = _clamp01((px * dx + py * dy) * inv)
@@ -130,23 +154,24 @@ final class _CoverageMask {
                         c *= p.oa + u * dopacity
                         // Untextured, only lanes that beat what is held change (c <= ceiling).
                         if !textured && !any(c .> held) { x += 4; continue }
-                        let open = (held .< ceiling) .& (c .> 0)
                         if textured {
+                            let open = (held .< ceiling) .& (c .> 0)
                             for l in 0..<4 where open[l] {
                                 c[l] *= grain.value(x: Int((Double(x + l) / scale).rounded(.down)), y: gy)
                             }
                         }
-                        let better = open .& (c .> held)
+                        let better = c .> held
                         if any(better) {
-                            // The four lanes' colours at once (the same operations as the tail).
-                            let cr = (p.ca.x + u * dc.x) * c, cg = (p.ca.y + u * dc.y) * c, cb = (p.ca.z + u * dc.z) * c
-                            for l in 0..<4 where better[l] { q[l] = SIMD4(cr[l], cg[l], cb[l], c[l]) }
+                            let key = keyBase | _roundedInts(u * 4095)
+                            let heldKey = UnsafeRawPointer(keys + x).loadUnaligned(as: SIMD4<Int32>.self)
+                            UnsafeMutableRawPointer(row + x).storeBytes(of: _select(better, c, held), as: SIMD4<Float>.self)
+                            UnsafeMutableRawPointer(keys + x).storeBytes(of: _select(better, key, heldKey), as: SIMD4<Int32>.self)
                         }
                         x += 4
                     }
                     while x < x1 {
                         defer { x += 1 }
-                        if row[x].w >= ceiling { continue }
+                        if row[x] >= ceiling { continue }
                         let px = (Float(x) + 0.5) - p.ax
                         let u = min(max((px * dx + py * dy) * inv, 0), 1)
                         let ex = px - u * dx, ey = py - u * dy
@@ -164,9 +189,9 @@ final class _CoverageMask {
                         if p.textured {
                             c *= grain.value(x: Int((Double(x) / scale).rounded(.down)), y: Int((Double(y) / scale).rounded(.down)))
                         }
-                        if c > row[x].w {
-                            let col = p.ca + u * dc
-                            row[x] = SIMD4(col.x * c, col.y * c, col.z * c, c)
+                        if c > row[x] {
+                            row[x] = c
+                            keys[x] = unsafeBitCast(keyBase | _roundedInts(SIMD4(repeating: u * 4095))[0], to: Float.self)
                         }
                     }
                 }
@@ -178,7 +203,7 @@ final class _CoverageMask {
         return area
     }
 
-    /// The interval of x (relative to the piece's start) within `radius` of the segment from
+/// The interval of x (relative to the piece's start) within `radius` of the segment from
     /// (0, 0) to (dx, dy) on the row at `py`: the union of the end discs and the band between them,
     /// one interval since the capsule is convex; widened by a pixel against rounding. Empty when
     /// lo > hi.
@@ -213,26 +238,7 @@ final class _CoverageMask {
     }
 
     /// The tile covering (tx, ty), if drawn.
-    func existingTile(_ tx: Int, _ ty: Int) -> UnsafeMutablePointer<SIMD4<Float>>? { tiles[_CoverageMask.key(tx, ty)] }
-
-    /// Tile coordinates of every drawn tile.
-    var tileCoordinates: [(Int, Int)] { tiles.keys.map { (($0 << 40) >> 40, $0 >> 24) } }
-
-    /// Keeps, per pixel, the stronger of this mask and `other` (into this one).
-    func merge(_ other: _CoverageMask) {
-        let s = _CoverageMask.tileSize
-        for (k, o) in other.tiles {
-            let ty = k >> 24, tx = (k << 40) >> 40
-            let t = tile(tx, ty)
-            for row in 0..<s {
-                let (lo, hi) = _TilePool.extent(o, row: row)
-                if lo >= hi { continue }
-                _TilePool.widen(t, row: row, lo, hi)
-                for i in (row * s + lo)..<(row * s + hi) where o[i].w > t[i].w { t[i] = o[i] }
-            }
-        }
-        bounds = bounds.union(other.bounds)
-    }
+    func existingTile(_ tx: Int, _ ty: Int) -> UnsafeMutablePointer<Float>? { tiles[_CoverageMask.key(tx, ty)] }
 }
 
 /// ⌊v⌋ as an Int without a libm call (v well inside Int's range).
@@ -240,6 +246,15 @@ final class _CoverageMask {
 func _floor(_ v: Float) -> Int {
     let i = Int(v)
     return Float(i) > v ? i - 1 : i
+}
+
+/// Lanes of `a` where `m` is set, of `b` elsewhere, as bitwise operations (the standard
+/// library's `replacing(with:where:)` can compile to a branch per lane).
+@inline(__always)
+func _select<T: SIMD>(_ m: SIMDMask<SIMD4<Int32>>, _ a: T, _ b: T) -> T where T.Scalar: BitwiseCopyable {
+    let bits = unsafeBitCast(m, to: SIMD4<Int32>.self)
+    let x = unsafeBitCast(a, to: SIMD4<Int32>.self), y = unsafeBitCast(b, to: SIMD4<Int32>.self)
+    return unsafeBitCast((x & bits) | (y & ~bits), to: T.self)
 }
 
 /// min(max(v, 0), 1) per lane, inlined (the generic `clamped` is a call per use).
@@ -252,42 +267,42 @@ func _clamp01(_ v: SIMD4<Float>) -> SIMD4<Float> {
 }
 
 /// Recycled mask tiles: strokes come and go many times a second, and fresh pages cost a fault
-/// each. Keeps up to 1024 free tiles (64 MB).
+/// each. Keeps up to 1024 free tiles (32 MB).
 ///
 /// Each tile records, per row, the columns that may hold ink (`widen` / `extent`, kept in 128
-/// bytes after the pixels): a tile is cleaned by zeroing only those, and composited over only
+/// bytes after the two planes): a tile is cleaned by zeroing only those, and composited over only
 /// those, so a stroke's cost follows its area, not the area of the tiles it touches.
 final class _TilePool: @unchecked Sendable {
     static let shared = _TilePool()
     private let lock = NSLock()
-    private var free: [UnsafeMutablePointer<SIMD4<Float>>] = []
+    private var free: [UnsafeMutablePointer<Float>] = []
     private static let pixels = _CoverageMask.tileSize * _CoverageMask.tileSize
-    /// Pixels plus 128 bytes of row extents (lo[64], hi[64] as bytes) = 8 more SIMD4 slots.
-    private static let capacity = pixels + 8
+    /// Coverage and key planes plus 128 bytes of row extents (lo[64], hi[64] as bytes).
+    private static let capacity = 2 * pixels + 32
 
-    // The extents live in raw bytes after the pixels (the allocation is bound to SIMD4<Float>,
-    // so they are read and written as raw memory, never through a typed UInt8 pointer).
+    // The extents live in raw bytes after the planes (the allocation is bound to Float, so they
+    // are read and written as raw memory, never through a typed UInt8 pointer).
     @inline(__always)
-    private static func extents(_ t: UnsafeMutablePointer<SIMD4<Float>>) -> UnsafeMutableRawPointer {
-        UnsafeMutableRawPointer(t + pixels)
+    private static func extents(_ t: UnsafeMutablePointer<Float>) -> UnsafeMutableRawPointer {
+        UnsafeMutableRawPointer(t + 2 * pixels)
     }
 
     /// Columns lo ..< hi of tile row `row` may hold ink (lo >= hi: none).
     @inline(__always)
-    static func extent(_ t: UnsafePointer<SIMD4<Float>>, row: Int) -> (Int, Int) {
+    static func extent(_ t: UnsafePointer<Float>, row: Int) -> (Int, Int) {
         let e = extents(UnsafeMutablePointer(mutating: t))
         return (Int(e.load(fromByteOffset: row, as: UInt8.self)), Int(e.load(fromByteOffset: 64 + row, as: UInt8.self)))
     }
 
     /// Marks columns lo ..< hi of tile row `row` as possibly inked.
     @inline(__always)
-    static func widen(_ t: UnsafeMutablePointer<SIMD4<Float>>, row: Int, _ lo: Int, _ hi: Int) {
+    static func widen(_ t: UnsafeMutablePointer<Float>, row: Int, _ lo: Int, _ hi: Int) {
         let e = extents(t)
         if lo < Int(e.load(fromByteOffset: row, as: UInt8.self)) { e.storeBytes(of: UInt8(lo), toByteOffset: row, as: UInt8.self) }
         if hi > Int(e.load(fromByteOffset: 64 + row, as: UInt8.self)) { e.storeBytes(of: UInt8(hi), toByteOffset: 64 + row, as: UInt8.self) }
     }
 
-    private static func resetExtents(_ t: UnsafeMutablePointer<SIMD4<Float>>) {
+    private static func resetExtents(_ t: UnsafeMutablePointer<Float>) {
         let e = extents(t)
         for row in 0..<64 {
             e.storeBytes(of: 64, toByteOffset: row, as: UInt8.self)
@@ -295,26 +310,27 @@ final class _TilePool: @unchecked Sendable {
         }
     }
 
-    /// A clean tile: every pixel zero, no row inked.
-    func take() -> UnsafeMutablePointer<SIMD4<Float>> {
+    /// A clean tile: zero coverage everywhere (keys are read only where coverage is > 0), no
+    /// row inked.
+    func take() -> UnsafeMutablePointer<Float> {
         lock.lock()
         let t = free.popLast()
         lock.unlock()
         if let t { return t }
-        let tile = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: Self.capacity)
-        tile.initialize(repeating: .zero, count: Self.pixels)
+        let tile = UnsafeMutablePointer<Float>.allocate(capacity: Self.capacity)
+        tile.initialize(repeating: 0, count: 2 * Self.pixels)
         Self.resetExtents(tile)
         return tile
     }
 
-    /// Takes tiles back, zeroing only their inked rows.
-    func give(_ tiles: [UnsafeMutablePointer<SIMD4<Float>>]) {
+    /// Takes tiles back, zeroing only the coverage of their inked rows.
+    func give(_ tiles: [UnsafeMutablePointer<Float>]) {
         let s = _CoverageMask.tileSize
-        var kept: [UnsafeMutablePointer<SIMD4<Float>>] = []
+        var kept: [UnsafeMutablePointer<Float>] = []
         for t in tiles {
             for row in 0..<s {
                 let (lo, hi) = Self.extent(t, row: row)
-                if lo < hi { (t + row * s + lo).update(repeating: .zero, count: hi - lo) }
+                if lo < hi { (t + row * s + lo).update(repeating: 0, count: hi - lo) }
             }
             Self.resetExtents(t)
             kept.append(t)

@@ -122,9 +122,9 @@ public final class StrokeRenderer: @unchecked Sendable {
     }
 
     /// Calls `body` for each 64x64 tile the stroke touches, clipped to `area`, with the tile's
-    /// pixels (committed and, where present, provisional; tile-local rows of 64). Visits only the
-    /// tiles under `area` (a one-row composite looks up a row of tiles, not all of them).
-    func forEachTile(in area: Rect, _ body: (Rect, UnsafePointer<SIMD4<Float>>?, UnsafePointer<SIMD4<Float>>?) -> Void) {
+    /// planes (committed and, where present, provisional; see ``_CoverageMask``). Visits only
+    /// the tiles under `area` (a one-row composite looks up a row of tiles, not all of them).
+    func forEachTile(in area: Rect, _ body: (Rect, UnsafePointer<Float>?, UnsafePointer<Float>?) -> Void) {
         let s = _CoverageMask.tileSize
         let a = area.intersection(bounds)
         if a.isEmpty { return }
@@ -146,6 +146,8 @@ public final class StrokeRenderer: @unchecked Sendable {
     func composite(onto row: (Int) -> UnsafeMutablePointer<SIMD4<Float>>, area: Rect) {
         let s = _CoverageMask.tileSize
         let over = blend == .over
+        committed.palette.withUnsafeBufferPointer { committedPalette in
+        provisional.palette.withUnsafeBufferPointer { provisionalPalette in
         forEachTile(in: area) { r, c, p in
             let tx = r.x >= 0 ? r.x / s : (r.x - s + 1) / s, ty = r.y >= 0 ? r.y / s : (r.y - s + 1) / s
             for y in r.y..<r.maxY {
@@ -161,12 +163,21 @@ public final class StrokeRenderer: @unchecked Sendable {
                 let out = row(y) + (tx * s + lo - area.x)
                 let base = ry * s + lo
                 for i in 0..<(hi - lo) {
-                    var m = c?[base + i] ?? .zero
-                    if let p, p[base + i].w > m.w { m = p[base + i] }
-                    if m.w <= 0 { continue }
-                    out[i] = over ? m + out[i] * (1 - m.w) : out[i] * (1 - m.w)
+                    // The stronger of the two masks, and that mask's colour there.
+                    var a = c?[base + i] ?? 0
+                    var key = c?[s * s + base + i] ?? 0
+                    var palette = committedPalette
+                    if let p, p[base + i] > a { a = p[base + i]; key = p[s * s + base + i]; palette = provisionalPalette }
+                    if a <= 0 { continue }
+                    if over {
+                        out[i] = _CoverageMask.color(a, key: key, palette: palette.baseAddress!) + out[i] * (1 - a)
+                    } else {
+                        out[i] = out[i] * (1 - a)
+                    }
                 }
             }
+        }
+        }
         }
     }
 }
