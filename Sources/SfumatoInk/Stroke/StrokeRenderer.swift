@@ -143,36 +143,54 @@ public final class StrokeRenderer: @unchecked Sendable {
 
     /// Composites the stroke over (or, for the eraser, out of) premultiplied float pixels:
     /// `row(y)` gives the pixels of row y starting at column `area.x`.
+    ///
+    /// Row by row across each band of tiles (not tile by tile): a row's inked columns are then one
+    /// forward stream through the layer, which the prefetcher follows; the layer's pixels, not the
+    /// arithmetic, are what a commit waits on.
     func composite(onto row: (Int) -> UnsafeMutablePointer<SIMD4<Float>>, area: Rect) {
         let s = _CoverageMask.tileSize
+        let a = area.intersection(bounds)
+        if a.isEmpty { return }
         let over = blend == .over
+        let hasProvisional = !provisionalBounds.isEmpty
+        @inline(__always) func tileIndex(_ v: Int) -> Int { v >= 0 ? v / s : (v - s + 1) / s }
+        var band: [(tx: Int, c: UnsafePointer<Float>?, p: UnsafePointer<Float>?)] = []
         committed.palette.withUnsafeBufferPointer { committedPalette in
         provisional.palette.withUnsafeBufferPointer { provisionalPalette in
-        forEachTile(in: area) { r, c, p in
-            let tx = r.x >= 0 ? r.x / s : (r.x - s + 1) / s, ty = r.y >= 0 ? r.y / s : (r.y - s + 1) / s
-            for y in r.y..<r.maxY {
+        for ty in tileIndex(a.y)...tileIndex(a.maxY - 1) {
+            band.removeAll(keepingCapacity: true)
+            for tx in tileIndex(a.x)...tileIndex(a.maxX - 1) {
+                let c = committed.existingTile(tx, ty)
+                let p = hasProvisional ? provisional.existingTile(tx, ty) : nil
+                if c != nil || p != nil { band.append((tx, c.map { UnsafePointer($0) }, p.map { UnsafePointer($0) })) }
+            }
+            if band.isEmpty { continue }
+            for y in max(a.y, ty * s)..<min(a.maxY, ty * s + s) {
                 let ry = y - ty * s
-                // Only the columns either mask may have inked on this row.
-                var (lo, hi) = c.map { _TilePool.extent($0, row: ry) } ?? (s, 0)
-                if let p {
-                    let (plo, phi) = _TilePool.extent(p, row: ry)
-                    lo = min(lo, plo); hi = max(hi, phi)
-                }
-                lo = max(lo, r.x - tx * s); hi = min(hi, r.maxX - tx * s)
-                if lo >= hi { continue }
-                let out = row(y) + (tx * s + lo - area.x)
-                let base = ry * s + lo
-                for i in 0..<(hi - lo) {
-                    // The stronger of the two masks, and that mask's colour there.
-                    var a = c?[base + i] ?? 0
-                    var key = c?[s * s + base + i] ?? 0
-                    var palette = committedPalette
-                    if let p, p[base + i] > a { a = p[base + i]; key = p[s * s + base + i]; palette = provisionalPalette }
-                    if a <= 0 { continue }
-                    if over {
-                        out[i] = _CoverageMask.color(a, key: key, palette: palette.baseAddress!) + out[i] * (1 - a)
-                    } else {
-                        out[i] = out[i] * (1 - a)
+                let line = row(y)
+                for (tx, c, p) in band {
+                    // Only the columns either mask may have inked on this row.
+                    var (lo, hi) = c.map { _TilePool.extent($0, row: ry) } ?? (s, 0)
+                    if let p {
+                        let (plo, phi) = _TilePool.extent(p, row: ry)
+                        lo = min(lo, plo); hi = max(hi, phi)
+                    }
+                    lo = max(lo, a.x - tx * s); hi = min(hi, a.maxX - tx * s)
+                    if lo >= hi { continue }
+                    let out = line + (tx * s + lo - area.x)
+                    let base = ry * s + lo
+                    for i in 0..<(hi - lo) {
+                        // The stronger of the two masks, and that mask's colour there.
+                        var cover = c?[base + i] ?? 0
+                        var key = c?[s * s + base + i] ?? 0
+                        var palette = committedPalette
+                        if let p, p[base + i] > cover { cover = p[base + i]; key = p[s * s + base + i]; palette = provisionalPalette }
+                        if cover <= 0 { continue }
+                        if over {
+                            out[i] = _CoverageMask.color(cover, key: key, palette: palette.baseAddress!) + out[i] * (1 - cover)
+                        } else {
+                            out[i] = out[i] * (1 - cover)
+                        }
                     }
                 }
             }
