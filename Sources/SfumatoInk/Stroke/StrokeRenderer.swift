@@ -234,7 +234,7 @@ struct _PieceRun {
     mutating func add(_ p: _Piece) -> [_Piece] {
         if joints.isEmpty { joints = [p]; return [] }
         let first = joints[0]
-        if joints.count < 64 && p.textured == first.textured && fits(first, joints + [p]) {
+        if joints.count < 64 && p.textured == first.textured && fits(first, joints, end: p) {
             joints.append(p)
             return []
         }
@@ -258,13 +258,13 @@ struct _PieceRun {
         return m
     }
 
-    /// Whether one piece from the first start to the last end reproduces every joint.
-    private func fits(_ first: _Piece, _ all: [_Piece]) -> Bool {
-        let end = all[all.count - 1]
+    /// Whether one piece from the first start to `end`'s end reproduces every joint (the ends
+    /// of `joints`); no array is built per call.
+    private func fits(_ first: _Piece, _ joints: [_Piece], end: _Piece) -> Bool {
         let dx = end.bx - first.ax, dy = end.by - first.ay
         let len2 = dx * dx + dy * dy
         if len2 < 1e-6 { return false }
-        for q in all.dropLast() {
+        for q in joints {
             let px = q.bx - first.ax, py = q.by - first.ay
             let t = (px * dx + py * dy) / len2
             if t <= 0 || t >= 1 { return false }
