@@ -447,9 +447,12 @@ def angle_difference(a, b):
 
 
 async def pencil_alpha(tab, x, y):
-    """Max overlay alpha at the contact point, 60 px along +x and 60 px along -x (client coordinates)."""
+    """Max alpha of the pencil's canvas at the contact point, 60 px along +x and 60 px along -x (client
+    coordinates; 0 where the canvas does not reach or is hidden)."""
     return await tab.page.evaluate("""([x, y]) => {
-        const o = document.getElementById('overlay'), r = o.getBoundingClientRect(), k = o.width / r.width;
+        const o = document.getElementById('pencil-canvas');
+        if (o.hidden) return {tip: 0, along: 0, against: 0};
+        const r = o.getBoundingClientRect(), k = o.width / r.width;
         const ctx = o.getContext('2d');
         const peek = (px, py) => {
             const d = ctx.getImageData(Math.round((px - r.left) * k) - 3, Math.round((py - r.top) * k) - 3, 7, 7).data;

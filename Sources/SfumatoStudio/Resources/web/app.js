@@ -165,6 +165,7 @@
     for (const panel of $$("[data-panel]")) panel.hidden = !panel.dataset.panel.split(" ").includes(mode);
     for (const el of $$("[data-for]")) el.hidden = !el.dataset.for.split(" ").includes(mode);
     if (mode !== "shade") showThreshold(false);
+    view.setTailMode(DRAWING_MODES.has(mode));
     if (send) {
       state.lastLocalChange.mode = performance.now();
       connection.send({ type: "mode", mode });

@@ -1,7 +1,9 @@
 "use strict";
 // The stage: #canvas holds the server's preview (backing store = preview pixels, CSS-fitted with
-// object-fit: contain), #camera-canvas the filtered camera frames, and #overlay (device pixels of the
-// stage) the page's own chrome: the provisional stroke tail and the virtual pencil.
+// object-fit: contain), #draft-canvas the reduced drafts of a pen drag (at their own size, stretched
+// by the compositor over #canvas until the next sharp frame), #camera-canvas the filtered camera
+// frames, #overlay (device pixels of the stage, hidden while empty) the provisional stroke tail, and
+// #pencil-canvas the virtual pencil.
 (function (S) {
   const PENCIL_FADE_S = 0.25;
   const TAIL_TIMEOUT_MS = 600;   // an unconfirmed tail disappears at the latest this long after pen up
@@ -10,11 +12,17 @@
     constructor({ onViewportChange }) {
       this.stage = document.getElementById("stage");
       this.canvas = document.getElementById("canvas");
-      this.ctx = this.canvas.getContext("2d");
+      this.ctx = this.canvas.getContext("2d", { alpha: false });   // opaque: the compositor skips what lies under it
+      this.draftCanvas = document.getElementById("draft-canvas");
+      this.draftCtx = this.draftCanvas.getContext("2d", { alpha: false });
       this.cameraCanvas = document.getElementById("camera-canvas");
       this.cameraCtx = this.cameraCanvas.getContext("2d");
       this.overlay = document.getElementById("overlay");
       this.overlayCtx = this.overlay.getContext("2d");
+      this.overlayInked = false;    // whether #overlay holds anything to clear
+      this.tailMode = false;        // whether the mode draws strokes (see setTailMode)
+      this.pencilCanvas = document.getElementById("pencil-canvas");
+      this.pencilCtx = this.pencilCanvas.getContext("2d");
       this.onViewportChange = onViewportChange;
 
       this.docWidth = 0;            // document (full-resolution) size, from the server's state
@@ -157,6 +165,7 @@
       this.drawChain = this.drawChain.then(() => {
         if ((h.seq || 0) >= (this.latestFull || 0)) {
           this.ensurePreviewSize(h.previewWidth, h.previewHeight);
+          this.leaveDraft(h);
           this.ctx.putImageData(new ImageData(frame.pixels, h.w, h.h), h.x || 0, h.y || 0);
           this.previewDrawn(h);
         }
@@ -166,9 +175,37 @@
 
     drawPreviewFrame(header, bitmap) {
       this.ensurePreviewSize(header.previewWidth, header.previewHeight);
+      if (header.draft) {
+        this.showDraft(bitmap.width, bitmap.height, (ctx) => ctx.drawImage(bitmap, 0, 0));
+        this.previewDrawn(header);
+        return;
+      }
+      this.leaveDraft(header);
       const w = header.w || bitmap.width, h = header.h || bitmap.height;
       this.ctx.drawImage(bitmap, header.x || 0, header.y || 0, w, h);
       this.previewDrawn(header);
+    }
+
+    /**
+     * A draft stays at its own few pixels: scaling it up is the compositor's job, so the page
+     * copies a ninth of the pixels per frame instead of the whole preview.
+     */
+    showDraft(width, height, draw) {
+      const d = this.draftCanvas;
+      if (d.width !== width || d.height !== height) { d.width = width; d.height = height; }
+      draw(this.draftCtx);
+      d.hidden = false;
+    }
+
+    /**
+     * Before a sharp frame lands: a full one simply replaces the draft; a region would land
+     * under it, so the draft is first copied (stretched) into the preview it stands for.
+     */
+    leaveDraft(header) {
+      if (this.draftCanvas.hidden) return;
+      const full = !(header.x || 0) && !(header.y || 0) && header.w === this.canvas.width && header.h === this.canvas.height;
+      if (!full) this.ctx.drawImage(this.draftCanvas, 0, 0, this.canvas.width, this.canvas.height);
+      this.draftCanvas.hidden = true;
     }
 
     /** Bookkeeping once a preview frame is on the canvas. */
@@ -263,13 +300,33 @@
     // ---- overlay rendering ---------------------------------------------------------------
 
     renderOverlay(time) {
-      const ctx = this.overlayCtx;
-      const r = this.stage.getBoundingClientRect();
-      ctx.clearRect(0, 0, r.width, r.height);
-      if (!this.docWidth) return;
-      let again = this.drawTail(ctx);
-      again = this.drawPencilLayer(ctx, time) || again;
+      let again = this.renderTail();
+      again = this.renderPencil(time) || again;
       if (again) this.scheduleOverlay();
+    }
+
+    /**
+     * Whether the mode draws strokes. Elsewhere #overlay is hidden while it holds nothing, so the
+     * compositor has no stage-sized layer to blend over a changing photo; in the drawing modes it
+     * stays shown (bringing a hidden stage-sized layer back costs a stroke's first frames).
+     */
+    setTailMode(on) {
+      this.tailMode = on;
+      this.overlay.hidden = !on && !this.overlayInked;
+    }
+
+    /** The provisional tail on #overlay. */
+    renderTail() {
+      const ctx = this.overlayCtx;
+      if (this.overlayInked) {
+        const r = this.stage.getBoundingClientRect();
+        ctx.clearRect(0, 0, r.width, r.height);
+        this.overlayInked = false;
+      }
+      const again = this.docWidth ? this.drawTail(ctx) : false;
+      this.overlayInked = this.docWidth > 0 && this.tail.points.length > 0;
+      this.overlay.hidden = !this.tailMode && !this.overlayInked;
+      return again;
     }
 
     /** Thin line through the unconfirmed real samples, then fainter through the predicted ones. */
@@ -311,7 +368,39 @@
       ctx.stroke();
     }
 
-    drawPencilLayer(ctx, time) {
+    /**
+     * The pencil on its own canvas, a square of the pencil's length plus a margin for the caps and
+     * the shadow, placed by a transform so that it reaches from the tip along the azimuth.
+     */
+    renderPencil(time) {
+      const again = this.advancePencilFade(time);
+      const p = this.pencil, c = this.pencilCanvas;
+      if (p.opacity <= 0 || !this.docWidth) { c.hidden = true; return again; }
+      const at = this.docToStage(p.x, p.y);
+      const box = this.canvasRect();
+      const length = S.util.clamp(0.32 * Math.min(box.width, box.height), 110, 300);
+      const margin = 64, side = Math.ceil(length + 2 * margin);
+      const dpr = window.devicePixelRatio || 1;
+      const size = Math.round(side * dpr);
+      if (c.width !== size || c.height !== size) {
+        c.width = size;
+        c.height = size;
+        c.style.width = c.style.height = `${side}px`;
+      }
+      const x0 = Math.floor(at.x - margin - (Math.cos(p.azimuth) < 0 ? length : 0));
+      const y0 = Math.floor(at.y - margin - (Math.sin(p.azimuth) < 0 ? length : 0));
+      const ctx = this.pencilCtx;
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.clearRect(0, 0, size, size);
+      ctx.setTransform(dpr, 0, 0, dpr, -x0 * dpr, -y0 * dpr);
+      S.drawPencil(ctx, at.x, at.y, p.altitude, p.azimuth, easeInOut(p.opacity), length);
+      c.style.transform = `translate(${x0}px, ${y0}px)`;
+      c.hidden = false;
+      return again;
+    }
+
+    /** Advances the pencil's 0.25 s fade; true while it is still fading. */
+    advancePencilFade(time) {
       const p = this.pencil;
       const target = p.visible ? 1 : 0;
       if (p.opacity !== target) {
@@ -323,12 +412,6 @@
         p.lastTime = time;
       } else {
         p.lastTime = 0;
-      }
-      if (p.opacity > 0) {
-        const at = this.docToStage(p.x, p.y);
-        const box = this.canvasRect();
-        const length = S.util.clamp(0.32 * Math.min(box.width, box.height), 110, 300);
-        S.drawPencil(ctx, at.x, at.y, p.altitude, p.azimuth, easeInOut(p.opacity), length);
       }
       return p.opacity !== target;
     }
