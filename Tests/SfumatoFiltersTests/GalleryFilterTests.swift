@@ -151,6 +151,37 @@ struct GalleryFilterTests {
         }
     }
 
+    @Test("8-bit grey Sobel: the rounded magnitude of unrounded luma at every pixel, in R, G and B")
+    func sobelGreyBytesExact() throws {
+        let noise = try Pixels.noise(53, 37, seed: 12)
+        let board = try Pixels.make(21, 13) { x, y in (x + y) % 2 == 0 ? SIMD4(1, 1, 1, 1) : SIMD4(0, 0, 0, 1) }
+        let w = [0.299, 0.587, 0.114]
+        for b in [noise, board] {
+            let out = try RenderContext(workingSpace: .none).render(Sobel(grey: true).apply(to: Image(bitmap: b)), rect: b.bounds)
+            var beyondOne = 0, inexact = 0
+            for y in 0..<b.height {
+                for x in 0..<b.width {
+                    func l(_ dx: Int, _ dy: Int) -> Double {
+                        let p = b.bytes(x: min(max(x + dx, 0), b.width - 1), y: min(max(y + dy, 0), b.height - 1))
+                        return w[0] * Double(p[0]) + w[1] * Double(p[1]) + w[2] * Double(p[2])
+                    }
+                    let gx = l(1, -1) - l(-1, -1) + 2 * (l(1, 0) - l(-1, 0)) + l(1, 1) - l(-1, 1)
+                    let gy = l(-1, 1) - l(-1, -1) + 2 * (l(0, 1) - l(0, -1)) + l(1, 1) - l(1, -1)
+                    let want = min(255, ((gx * gx + gy * gy).squareRoot()).rounded())
+                    let got = out.bytes(x: x, y: y)
+                    for c in 0..<3 {
+                        if abs(Double(got[c]) - want) > 1 { beyondOne += 1 }
+                        if Double(got[c]) != want { inexact += 1 }
+                    }
+                    if got.w != 255 { beyondOne += 1 }
+                }
+            }
+            // Float luma may round a value sitting on a half level the other way, nothing more.
+            #expect(beyondOne == 0, "\(beyondOne) values more than a level from the grey Sobel magnitude")
+            #expect(inexact * 200 <= 3 * b.width * b.height, "\(inexact) values not exactly rounded")
+        }
+    }
+
     @Test("Sobel per channel and on luma")
     func sobel() throws {
         func gradient(_ at: (Int, Int) -> [Double], _ c: Int) -> Double {

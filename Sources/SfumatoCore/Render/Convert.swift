@@ -204,7 +204,16 @@ enum _Convert {
             if UnsafePointer(dst) != src { dst.update(from: src, count: 4 * count) }
             return
         }
-        for i in 0..<count {
+        var i = 0
+        // Opaque runs four pixels at a time: straight and premultiplied are the same there.
+        let opaque = SIMD4<UInt32>(repeating: 0xFF00_0000)
+        while i + 4 <= count {
+            let v = UnsafeRawPointer(src + 4 * i).loadUnaligned(as: SIMD4<UInt32>.self)
+            if (v & opaque) != opaque { break }
+            UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: v, as: SIMD4<UInt32>.self)
+            i += 4
+        }
+        for i in i..<count {
             let s = src + 4 * i, d = dst + 4 * i
             let a = UInt32(s[3])
             for c in 0..<3 { d[c] = _mul255(UInt32(s[c]), a) }
@@ -219,7 +228,16 @@ enum _Convert {
             if UnsafePointer(dst) != UnsafePointer(src) { dst.update(from: src, count: 4 * count) }
             return
         }
-        for i in 0..<count {
+        var i = 0
+        // Opaque runs four pixels at a time: straight and premultiplied are the same there.
+        let opaque = SIMD4<UInt32>(repeating: 0xFF00_0000)
+        while i + 4 <= count {
+            let v = UnsafeRawPointer(src + 4 * i).loadUnaligned(as: SIMD4<UInt32>.self)
+            if (v & opaque) != opaque { break }
+            UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: v, as: SIMD4<UInt32>.self)
+            i += 4
+        }
+        for i in i..<count {
             let s = src + 4 * i, d = dst + 4 * i
             let a = UInt32(s[3])
             if a == 255 {

@@ -104,11 +104,17 @@ struct _SobelKernel: NeighborhoodKernel {
     let grey: SIMD4<Float>?
 
     var name: String { "Sobel" }
-    var detail: String { grey == nil ? "per channel; 8-bit data: 16-bit integer gradients" : "on luma" }
-    var supportsBytes: Bool { grey == nil }
+    var detail: String {
+        grey == nil ? "per channel; 8-bit data: 16-bit integer gradients" : "on luma; 8-bit data: one float luma row per input row"
+    }
+    var supportsBytes: Bool { true }
 
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
-        _sobelBytes(input: input, output: output)
+        if let g = grey {
+            _sobelGreyBytes(input: input, output: output, weights: g, scratch: scratch)
+        } else {
+            _sobelBytes(input: input, output: output)
+        }
     }
 
     func outputExtent(forInput e: Rect) -> Rect { e.insetBy(dx: -1, dy: -1) }
