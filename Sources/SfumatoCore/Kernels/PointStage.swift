@@ -86,7 +86,9 @@ public struct StraightBytes {
     public let count: Int
     /// The working-space value (0...1) of each stored level 0...255.
     public let level: UnsafePointer<Float>
-    let linear: Bool
+    /// Whether `level` decodes sRGB to linear light; when false, level k is exactly
+    /// `Float(k) * (1 / 255)`, which byte kernels may compute in vectors instead of looking up.
+    public let linear: Bool
 
     /// The stored level of a working-space colour value (clamped to 0...1, rounded).
     public func encode(_ value: Float) -> UInt8 {

@@ -166,7 +166,31 @@ struct _Threshold: PixelFunction {
     func apply(_ bytes: StraightBytes) {
         let on = bytes.encode(maximum), off = bytes.encode(0)
         let level = bytes.level
-        for i in 0..<bytes.count {
+        var i = 0
+        if !bytes.linear {
+            // Encoded levels are k * (1/255): four pixels per step with the same products and
+            // sums as the table route below, so the same pixels pass the threshold.
+            let src = UnsafeRawPointer(bytes.source), dst = UnsafeMutableRawPointer(bytes.destination)
+            let wr = SIMD4<Float>(repeating: weights.x), wg = SIMD4<Float>(repeating: weights.y), wb = SIMD4<Float>(repeating: weights.z)
+            // R, G and B of the output pixel, for each outcome.
+            let onV = SIMD4<Int32>(repeating: Int32(on) * 0x01_0101), offV = SIMD4<Int32>(repeating: Int32(off) * 0x01_0101)
+            let t = SIMD4<Float>(repeating: threshold)
+            while i + 4 <= bytes.count {
+                let p = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<Int32>.self)
+                let r = _float(fromSmallInts: p & 0xFF) * (1 / 255), g = _float(fromSmallInts: (p &>> 8) & 0xFF) * (1 / 255)
+                let b = _float(fromSmallInts: (p &>> 16) & 0xFF) * (1 / 255)
+                let l = r * wr + g * wg + b * wb
+                // All ones where l > threshold: the sign of threshold - l (a mask without the
+                // standard library's lane-by-lane comparison results).
+                let above = unsafeBitCast(t - l, to: SIMD4<Int32>.self) &>> 31
+                let alpha = p & Int32(bitPattern: 0xFF00_0000)
+                let visible = (0 &- ((p &>> 24) & 0xFF)) &>> 31      // all ones where alpha > 0
+                let o = ((onV & above) | (offV & ~above)) & visible
+                dst.storeBytes(of: o | alpha, toByteOffset: 4 * i, as: SIMD4<Int32>.self)
+                i += 4
+            }
+        }
+        for i in i..<bytes.count {
             let s = bytes.source + 4 * i, d = bytes.destination + 4 * i
             let l = level[Int(s[0])] * weights.x + level[Int(s[1])] * weights.y + level[Int(s[2])] * weights.z
             let o = s[3] == 0 ? 0 : l > threshold ? on : off
