@@ -204,16 +204,7 @@ enum _Convert {
             if UnsafePointer(dst) != src { dst.update(from: src, count: 4 * count) }
             return
         }
-        var i = 0
-        // Opaque runs four pixels at a time: straight and premultiplied are the same there.
-        let opaque = SIMD4<UInt32>(repeating: 0xFF00_0000)
-        while i + 4 <= count {
-            let v = UnsafeRawPointer(src + 4 * i).loadUnaligned(as: SIMD4<UInt32>.self)
-            if (v & opaque) != opaque { break }
-            UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: v, as: SIMD4<UInt32>.self)
-            i += 4
-        }
-        for i in i..<count {
+        for i in _copyOpaqueRun(src, dst, count)..<count {
             let s = src + 4 * i, d = dst + 4 * i
             let a = UInt32(s[3])
             for c in 0..<3 { d[c] = _mul255(UInt32(s[c]), a) }
@@ -228,16 +219,7 @@ enum _Convert {
             if UnsafePointer(dst) != UnsafePointer(src) { dst.update(from: src, count: 4 * count) }
             return
         }
-        var i = 0
-        // Opaque runs four pixels at a time: straight and premultiplied are the same there.
-        let opaque = SIMD4<UInt32>(repeating: 0xFF00_0000)
-        while i + 4 <= count {
-            let v = UnsafeRawPointer(src + 4 * i).loadUnaligned(as: SIMD4<UInt32>.self)
-            if (v & opaque) != opaque { break }
-            UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: v, as: SIMD4<UInt32>.self)
-            i += 4
-        }
-        for i in i..<count {
+        for i in _copyOpaqueRun(src, dst, count)..<count {
             let s = src + 4 * i, d = dst + 4 * i
             let a = UInt32(s[3])
             if a == 255 {
@@ -265,6 +247,22 @@ enum _Convert {
             UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: _bytes(e * 255), as: SIMD4<UInt8>.self)
         }
     }
+}
+
+/// Copies the opaque pixels at the start of a row of `count` RGBA8 pixels four at a time
+/// (straight and premultiplied are the same there) and returns where the first group with any
+/// transparency begins (the caller converts from there on, pixel by pixel).
+@inline(__always)
+func _copyOpaqueRun(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
+    var i = 0
+    let opaque = SIMD4<UInt32>(repeating: 0xFF00_0000)
+    while i + 4 <= count {
+        let v = UnsafeRawPointer(src + 4 * i).loadUnaligned(as: SIMD4<UInt32>.self)
+        if (v & opaque) != opaque { break }
+        UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: v, as: SIMD4<UInt32>.self)
+        i += 4
+    }
+    return i
 }
 
 /// `round(x * a / 255)` for bytes, exactly.
