@@ -390,20 +390,41 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         "\(kernel.name)\(kernel.detail.isEmpty ? "" : " (\(kernel.detail))") on \(useBytes ? "8-bit" : "float") tiles"
     }
 
-    /// Tiles whose neighbourhood reaches past the input's edge (where the kernel meets
+    /// Pixels whose neighbourhood reaches past the input's edge (where the kernel meets
     /// transparent pixels and partial alpha appears) are computed in float when they go straight
-    /// to the output: 8-bit premultiplied values would lose precision there.
+    /// to the output: 8-bit premultiplied values would lose precision there. Only those pixels:
+    /// a tile on the border is split into the part whose neighbourhood stays inside (8-bit) and
+    /// the strips along the edge (float), so a border costs its few rows, not whole tiles.
     override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
         let roi = kernel.regionOfInterest(for: rect)
         if useBytes && !input.extent.isInfinite && !input.extent.contains(roi) {
-            let src = try input.produce(roi, .float, w)
-            let out = w.buffer(.float, rect)
-            defer { w.scratch.releaseAll() }
-            try kernel.apply(input: src.floatTile, output: out.floatTile, scratch: w.scratch)
-            _Exec.write(out, rows: rect, into: d, w)
+            // Outputs whose neighbourhood lies inside the input: the input inset by the margins
+            // the kernel reads beyond an output rectangle.
+            let e = input.extent
+            let left = rect.x - roi.x, top = rect.y - roi.y, right = roi.maxX - rect.maxX, bottom = roi.maxY - rect.maxY
+            let safe = Rect(x: e.x + left, y: e.y + top, width: e.width - left - right, height: e.height - top - bottom)
+                .intersection(rect)
+            if safe.isEmpty {
+                try storeInFloat(rect, into: d, w)
+                return
+            }
+            try super.store(safe, into: d, w)
+            let strips = [Rect(x: rect.x, y: rect.y, width: rect.width, height: safe.y - rect.y),
+                          Rect(x: rect.x, y: safe.maxY, width: rect.width, height: rect.maxY - safe.maxY),
+                          Rect(x: rect.x, y: safe.y, width: safe.x - rect.x, height: safe.height),
+                          Rect(x: safe.maxX, y: safe.y, width: rect.maxX - safe.maxX, height: safe.height)]
+            for strip in strips where !strip.isEmpty { try storeInFloat(strip, into: d, w) }
             return
         }
         try super.store(rect, into: d, w)
+    }
+
+    private func storeInFloat(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        let src = try input.produce(kernel.regionOfInterest(for: rect), .float, w)
+        let out = w.buffer(.float, rect)
+        defer { w.scratch.releaseAll() }
+        try kernel.apply(input: src.floatTile, output: out.floatTile, scratch: w.scratch)
+        _Exec.write(out, rows: rect, into: d, w)
     }
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
