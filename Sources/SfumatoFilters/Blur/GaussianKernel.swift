@@ -57,6 +57,24 @@ struct _GaussianKernel: NeighborhoodKernel {
             for k in -r...r { rows[k + r] = UnsafeRawPointer(input.pointer(x: out.x - r, y: y + k)) }
             let c = rows[r]
             var i = 0
+            // Sixteen values per step in two independent sums (the multiply-highs of one sum
+            // wait on each other; two keep the vector units busy).
+            @inline(__always) func load16(_ p: UnsafeRawPointer, _ at: Int) -> SIMD8<UInt16> {
+                SIMD8<UInt16>(truncatingIfNeeded: p.loadUnaligned(fromByteOffset: at, as: SIMD8<UInt8>.self))
+            }
+            while i &+ 16 <= wide {
+                var acc = _mulhi(load16(c, i) &<< 8, centre), acc2 = _mulhi(load16(c, i &+ 8) &<< 8, centre)
+                var k = 1
+                while k <= r {
+                    let a = rows[r &- k], b = rows[r &+ k], w = pairs[k]
+                    acc &+= _mulhi((load16(a, i) &+ load16(b, i)) &<< 7, w)
+                    acc2 &+= _mulhi((load16(a, i &+ 8) &+ load16(b, i &+ 8)) &<< 7, w)
+                    k &+= 1
+                }
+                midRaw.storeBytes(of: acc, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
+                midRaw.storeBytes(of: acc2, toByteOffset: 2 &* (i &+ 8), as: SIMD8<UInt16>.self)
+                i &+= 16
+            }
             while i &+ 8 <= wide {
                 let v = SIMD8<UInt16>(truncatingIfNeeded: c.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self)) &<< 8
                 var acc = _mulhi(v, centre)
@@ -83,6 +101,20 @@ struct _GaussianKernel: NeighborhoodKernel {
             let d = output.row(y)
             let m = UnsafeRawPointer(mid + 4 * r)
             i = 0
+            @inline(__always) func at(_ j: Int) -> SIMD8<UInt16> { m.loadUnaligned(fromByteOffset: 2 &* j, as: SIMD8<UInt16>.self) }
+            while i &+ 16 <= n {
+                var acc = _mulhi(at(i), centre) &+ 128, acc2 = _mulhi(at(i &+ 8), centre) &+ 128
+                var k = 1
+                while k <= r {
+                    let w = pairs[k], o = 4 &* k
+                    acc &+= _mulhi((at(i &- o) &>> 1) &+ (at(i &+ o) &>> 1), w)
+                    acc2 &+= _mulhi((at(i &+ 8 &- o) &>> 1) &+ (at(i &+ 8 &+ o) &>> 1), w)
+                    k &+= 1
+                }
+                UnsafeMutableRawPointer(d + i).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: acc &>> 8), as: SIMD8<UInt8>.self)
+                UnsafeMutableRawPointer(d + i + 8).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: acc2 &>> 8), as: SIMD8<UInt8>.self)
+                i &+= 16
+            }
             while i &+ 8 <= n {
                 var acc = _mulhi(m.loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self), centre) &+ 128
                 var k = 1
