@@ -12,6 +12,8 @@ import SfumatoCore
 /// mask stays in the L2 cache.
 final class _CoverageMask {
     static let tileSize = 64
+    /// Pieces a colour key can tell apart (19 bits above the 12 bits of the fraction along one).
+    static let maxPieces = 1 << 19
     private(set) var tiles: [Int: UnsafeMutablePointer<Float>] = [:]
     /// Bounds of everything drawn, in layer pixels.
     private(set) var bounds = Rect.zero
@@ -85,7 +87,11 @@ final class _CoverageMask {
         let len2 = dx * dx + dy * dy
         let inv = len2 > 1e-12 ? 1 / len2 : 0
         let dr = p.br - p.ar, dopacity = p.ob - p.oa
-        let keyBase = Int32(truncatingIfNeeded: palette.count / 2) &<< 12
+        // Keys hold 19 bits of piece index. A stroke of more pieces (hundreds of thousands of
+        // samples) reuses the last slot: a colour slip on some of its pixels, never a read past
+        // the palette.
+        if palette.count / 2 >= _CoverageMask.maxPieces { palette.removeLast(2) }
+        let keyBase = Int32(palette.count / 2) &<< 12
         palette.append(SIMD4(p.ca, 0))
         palette.append(SIMD4(p.cb - p.ca, 0))
         // The most this piece can give a pixel: pixels already holding that much are skipped
