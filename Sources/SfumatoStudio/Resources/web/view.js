@@ -176,7 +176,7 @@
     drawPreviewFrame(header, bitmap) {
       this.ensurePreviewSize(header.previewWidth, header.previewHeight);
       if (header.draft) {
-        this.showDraft(bitmap.width, bitmap.height, (ctx) => ctx.drawImage(bitmap, 0, 0));
+        this.showDraft(bitmap);
         this.previewDrawn(header);
         return;
       }
@@ -190,10 +190,10 @@
      * A draft stays at its own few pixels: scaling it up is the compositor's job, so the page
      * copies a ninth of the pixels per frame instead of the whole preview.
      */
-    showDraft(width, height, draw) {
+    showDraft(bitmap) {
       const d = this.draftCanvas;
-      if (d.width !== width || d.height !== height) { d.width = width; d.height = height; }
-      draw(this.draftCtx);
+      if (d.width !== bitmap.width || d.height !== bitmap.height) { d.width = bitmap.width; d.height = bitmap.height; }
+      this.draftCtx.drawImage(bitmap, 0, 0);
       d.hidden = false;
     }
 
