@@ -161,6 +161,20 @@ struct RenderTests {
         #expect(h.counts[2][0] == 100)
     }
 
+    @Test("large bitmaps (mapped, huge pages) start transparent and hold every byte", arguments: [2_900, 4_096])
+    func largeBitmaps(width: Int) throws {
+        // 2900x800 RGBA float is 37 MB (not a multiple of 2 MB); 4096x800 is exactly 25 huge pages.
+        let b = try Bitmap(width: width, height: 800, format: .rgbaFloat32)
+        let floats = b.baseAddress.assumingMemoryBound(to: Float.self)
+        let count = b.byteCount / 4
+        #expect((0..<count).allSatisfy { floats[$0] == 0 })
+        for i in stride(from: 0, to: count, by: 1_021) { floats[i] = Float(i) }
+        floats[count - 1] = 7
+        let c = try b.copy()
+        #expect(c == b)
+        #expect(c.pixel(x: width - 1, y: 799).w == 7)
+    }
+
     @Test("infinite and empty regions are refused with a clear error")
     func badRegions() throws {
         let infinite = Image(color: [1, 0, 0, 1])

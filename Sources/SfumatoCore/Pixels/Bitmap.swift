@@ -47,13 +47,13 @@ public final class Bitmap: @unchecked Sendable {
         self.encoding = encoding ?? (format == .rgbaFloat32 ? .linear : .srgb)
         self.alpha = alpha
         self.rowBytes = width * format.bytesPerPixel
-        guard let memory = calloc(height, rowBytes) else {
+        guard let memory = _PixelMemory.allocateZeroed(byteCount: height * rowBytes) else {
             throw SfumatoError.tooLarge("cannot allocate \(width)x\(height) \(format)")
         }
         self.baseAddress = memory
     }
 
-    deinit { free(baseAddress) }
+    deinit { _PixelMemory.free(baseAddress, byteCount: byteCount) }
 
     /// The bitmap's rectangle, at the origin.
     public var bounds: Rect { Rect(width: width, height: height) }

@@ -8,7 +8,7 @@ struct _MedianKernel: NeighborhoodKernel {
 
     var name: String { "median \(diameter)x\(diameter)" }
     var detail: String {
-        diameter == 3 ? "19-exchange network, 16 bytes at a time" : diameter == 5 ? "99-exchange network, 16 bytes at a time"
+        diameter == 3 ? "sorted columns (Paeth), 16 bytes at a time" : diameter == 5 ? "99-exchange network, 16 bytes at a time"
             : "sliding 256-bin histograms (Huang) on 8-bit, selection on float"
     }
     var supportsBytes: Bool { true }
@@ -50,30 +50,7 @@ struct _MedianKernel: NeighborhoodKernel {
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         if diameter == 5 { return median5x5(input: input, output: output, scratch: scratch) }
         if diameter != 3 { return huang(input: input, output: output, scratch: scratch) }
-        let out = output.rect
-        let w = out.width
-        for y in out.y..<out.maxY {
-            let a = input.pointer(x: out.x - 1, y: y - 1), b = input.pointer(x: out.x - 1, y: y), c = input.pointer(x: out.x - 1, y: y + 1)
-            let d = output.row(y)
-            var x = 0
-            // Four pixels (16 bytes) at a time.
-            while x + 4 <= w {
-                func load(_ p: UnsafeMutablePointer<UInt8>, _ dx: Int) -> SIMD16<UInt8> {
-                    UnsafeRawPointer(p + 4 * (x + dx)).loadUnaligned(as: SIMD16<UInt8>.self)
-                }
-                let m = _median9(load(a, 0), load(a, 1), load(a, 2), load(b, 0), load(b, 1), load(b, 2), load(c, 0), load(c, 1), load(c, 2))
-                UnsafeMutableRawPointer(d + 4 * x).storeBytes(of: m, as: SIMD16<UInt8>.self)
-                x += 4
-            }
-            while x < w {
-                func load(_ p: UnsafeMutablePointer<UInt8>, _ dx: Int) -> SIMD16<UInt8> {
-                    _widen(UnsafeRawPointer(p + 4 * (x + dx)).loadUnaligned(as: SIMD4<UInt8>.self))
-                }
-                let m = _median9(load(a, 0), load(a, 1), load(a, 2), load(b, 0), load(b, 1), load(b, 2), load(c, 0), load(c, 1), load(c, 2))
-                UnsafeMutableRawPointer(d + 4 * x).storeBytes(of: SIMD4(m[0], m[1], m[2], m[3]), as: SIMD4<UInt8>.self)
-                x += 1
-            }
-        }
+        median3x3(input: input, output: output, scratch: scratch)
     }
 }
 
