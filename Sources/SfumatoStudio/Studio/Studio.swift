@@ -297,11 +297,11 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         guard let any = v as? [Any] else { return [] }
         guard let list = any as? [[String: Any]] else { throw StudioError("pen samples must be objects") }
         if list.count > 4096 { throw StudioError("too many samples in one message") }
-        let decoded = try list.map { d -> PenSample in
-            let data = try JSONSerialization.data(withJSONObject: d)
-            do { return try JSONDecoder().decode(PenSample.self, from: data) } catch { throw StudioError("malformed pen sample") }
+        // One decoder pass for the whole batch, not one decoder per sample.
+        let data = try JSONSerialization.data(withJSONObject: list)
+        do { return Document.stored(try JSONDecoder().decode([PenSample].self, from: data)) } catch {
+            throw StudioError("malformed pen sample")
         }
-        return Document.stored(decoded)
     }
 
     func pen(_ s: _Session, _ o: [String: Any]) throws {
