@@ -65,6 +65,40 @@ struct GalleryFilterTests {
         }
     }
 
+    @Test("8-bit results for a straight destination are the premultiplied ones unpremultiplied, pixel for pixel",
+          arguments: [3, 5])
+    func byteResultsIntoStraightDestinations(d: Int) throws {
+        // A premultiplied 8-bit source with partial alpha takes the 8-bit kernels (which compute in the
+        // destination's rows); a straight destination must get round(c * 255 / a) of the same results.
+        let size = 300
+        let source = try Bitmap(width: size, height: 170, format: .rgba8, alpha: .premultiplied)
+        var seed: UInt64 = 0x5EED
+        for y in 0..<source.height {
+            for x in 0..<size {
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                let a = UInt8(truncatingIfNeeded: seed >> 56)
+                let p = source.row(y).assumingMemoryBound(to: UInt8.self) + 4 * x
+                for c in 0..<3 { p[c] = UInt8(UInt32(truncatingIfNeeded: seed >> (8 * c + 8)) % (UInt32(a) + 1)) }
+                p[3] = a
+            }
+        }
+        let recipe = Median(diameter: d).apply(to: Image(bitmap: source))
+        let context = RenderContext(workingSpace: .none)
+        let premultiplied = try context.render(recipe, rect: source.bounds, format: .rgba8, alpha: .premultiplied)
+        let straight = try context.render(recipe, rect: source.bounds, format: .rgba8, alpha: .straight)
+        var mismatches = 0
+        for y in 0..<source.height {
+            for x in 0..<size {
+                let p = premultiplied.bytes(x: x, y: y), s = straight.bytes(x: x, y: y)
+                let a = UInt32(p.w)
+                var want = SIMD4<UInt8>(0, 0, 0, p.w)
+                if a > 0 { for c in 0..<3 { want[c] = UInt8(min(255, (UInt32(p[c]) * 255 + a / 2) / a)) } }
+                if s != want { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0, "\(mismatches) pixels differ")
+    }
+
     static func correlate(_ at: (Int, Int) -> [Double], _ w: Int, _ h: Int, _ k: [Double], bias: Double, keepAlpha: Bool) -> [Double] {
         var acc = [bias, bias, bias, keepAlpha ? 0 : bias]
         for j in 0..<h {

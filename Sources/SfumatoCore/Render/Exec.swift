@@ -408,7 +408,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
                 try storeInFloat(rect, into: d, w)
                 return
             }
-            try super.store(safe, into: d, w)
+            try storeBytes(safe, into: d, w)
             let strips = [Rect(x: rect.x, y: rect.y, width: rect.width, height: safe.y - rect.y),
                           Rect(x: rect.x, y: safe.maxY, width: rect.width, height: rect.maxY - safe.maxY),
                           Rect(x: rect.x, y: safe.y, width: safe.x - rect.x, height: safe.height),
@@ -416,7 +416,24 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
             for strip in strips where !strip.isEmpty { try storeInFloat(strip, into: d, w) }
             return
         }
-        try super.store(rect, into: d, w)
+        try storeBytes(rect, into: d, w)
+    }
+
+    /// 8-bit results for an 8-bit destination are computed in the destination's own rows (no
+    /// tile to fill and copy out): premultiplied as the kernel leaves them, then made straight in
+    /// place where the destination wants it (opaque pixels are the same either way).
+    private func storeBytes(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        guard useBytes, d.format == .rgba8, d.rowBytes % 4 == 0 else { return try super.store(rect, into: d, w) }
+        let src = try input.produce(kernel.regionOfInterest(for: rect), .byte, w)
+        defer { w.scratch.releaseAll() }
+        let base = (d.row(rect.y) + (rect.x - d.rect.x) * 4).assumingMemoryBound(to: UInt8.self)
+        let out = ByteTile(rect: rect, base: base, stride: d.rowBytes / 4)
+        try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch)
+        if d.alpha == .premultiplied { return }
+        for y in rect.y..<rect.maxY {
+            let row = out.row(y)
+            _Convert.storeBytes(row, rect.width, premultiplied: false, row)
+        }
     }
 
     private func storeInFloat(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
