@@ -3,7 +3,7 @@ import SfumatoCore
 // The 3x3 median from sorted columns: with each column of the window sorted into
 // low <= middle <= high, the median of the nine values is
 //     median3(max of the three lows, median3 of the three middles, min of the three highs)
-// (Paeth, "Median finding on a 3x3 grid", Graphics Gems). A column is sorted once and serves the
+// (the classic sorted-columns identity; the median test checks it against sorting). A column is sorted once and serves the
 // three windows that contain it, so a pixel costs 18 min/max operations instead of the 38 of
 // the 19-exchange network.
 

@@ -8,7 +8,7 @@ struct _MedianKernel: NeighborhoodKernel {
 
     var name: String { "median \(diameter)x\(diameter)" }
     var detail: String {
-        diameter == 3 ? "sorted columns (Paeth), 16 bytes at a time" : diameter == 5 ? "99-exchange network, 16 bytes at a time"
+        diameter == 3 ? "sorted columns, 16 bytes at a time" : diameter == 5 ? "99-exchange network, 16 bytes at a time"
             : "sliding 256-bin histograms (Huang) on 8-bit, selection on float"
     }
     var supportsBytes: Bool { true }
