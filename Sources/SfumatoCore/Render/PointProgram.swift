@@ -130,6 +130,11 @@ class _PointExec: _Exec, @unchecked Sendable {
     /// `tailLinear` says.
     private var tailFixed: UnsafeMutablePointer<Int32>?
     private var tailLinear = false
+    /// Whether the table is plain rounding, round(k x `tailLevelStep`) (a matrix alone in the
+    /// encoded working space): opaque quads then compute the levels instead of looking them up
+    /// (checked entry by entry against the table, so both give the same bytes).
+    private var tailIsRounding = false
+    static let tailLevelStep: Float = 255 / Float(tailSteps)
     static let tailFixedShift: Int32 = 4
 
     deinit {
@@ -223,6 +228,10 @@ class _PointExec: _Exec, @unchecked Sendable {
         let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * (n + 1))
         for k in 0...n { for c in 0..<3 { t[c * (n + 1) + k] = out[4 * k + c] } }
         matrixTail = (m, t)
+        tailIsRounding = (0...n).allSatisfy { k in
+            let level = _roundedInts(_float(fromSmallInts: SIMD4(repeating: Int32(k))) * Self.tailLevelStep)[0]
+            return (0..<3).allSatisfy { c in Int32(t[c * (n + 1) + k]) == level }
+        }
         // The fixed-point matrix: 9 tables of 256 products and 3 biases (with the rounding half).
         tailFixed?.deallocate()
         tailFixed = nil
@@ -281,6 +290,23 @@ class _PointExec: _Exec, @unchecked Sendable {
         @inline(__always) func levels(_ c: SIMD4<UInt32>) -> SIMD4<Float> {
             if linear { return SIMD4(decode[Int(c.x)], decode[Int(c.y)], decode[Int(c.z)], decode[Int(c.w)]) }
             return _float(fromSmallInts: unsafeBitCast(c, to: SIMD4<Int32>.self)) * (1 / 255)
+        }
+        if tailIsRounding {
+            // A plain rounding table: the levels are computed, twelve lookups fewer per quad.
+            // (A loop of its own: a branch inside the table loop below cost it a third of its speed.)
+            let step = SIMD4<Float>(repeating: Self.tailLevelStep)
+            @inline(__always) func level(_ v: SIMD4<Float>) -> SIMD4<UInt32> {
+                unsafeBitCast(_roundedInts(_float(fromSmallInts: _roundedInts(v.bounded(0, 1) * scale)) * step), to: SIMD4<UInt32>.self)
+            }
+            while i + 4 <= count {
+                let p = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt32>.self)
+                if p.x & p.y & p.z & p.w < 0xFF00_0000 { break }
+                let r = levels(p & byteMask), g = levels((p &>> 8) & byteMask), b = levels((p &>> 16) & byteMask)
+                let o = level(m00 * r + m01 * g + m02 * b + b0) | level(m10 * r + m11 * g + m12 * b + b1) &<< 8
+                    | level(m20 * r + m21 * g + m22 * b + b2) &<< 16 | SIMD4(repeating: 0xFF00_0000)
+                dst.storeBytes(of: o, toByteOffset: 4 * i, as: SIMD4<UInt32>.self)
+                i += 4
+            }
         }
         let slots = UnsafeMutablePointer<SIMD4<Int32>>.allocate(capacity: 3)
         defer { slots.deallocate() }
