@@ -589,6 +589,50 @@ def test_adjust_pairs_follow_the_pen_pose(studio, run, photo_pixels):
 # ---------------------------------------------------------------------------------------------------
 # Sketch (ForceSketch)
 
+def test_adjust_drafts_show_the_ink(studio, run):
+    """While a pen drags the colour parameters the page shows reduced drafts; kept ink must be in them,
+    in its place and in the colour the sharp frame gives it (the server lays the ink layers over each draft)."""
+
+    async def scenario(context):
+        tab = await Tab.open(context, studio.url)
+        page = tab.page
+        await tab.mode("sketch")
+        await tab.keep_strokes(True)
+        await tab.stroke_doc(horizontal(560, 1360, 640, 40), force=1.0)
+        await tab.until("d => d.strokeCount === 1")
+        await tab.mode("adjust")
+        to_client = await tab.mapper()
+        cx, cy = to_client(960, 300)
+        await page.keyboard.down("1")
+        pose = {"tilt": (40, 0), "force": 0.4}
+        await tab.pen.down(cx, cy, **pose)
+        await tab.pen.moves([(cx + 6 * i, cy) for i in range(1, 13)], **pose)
+        await page.wait_for_function("() => !document.getElementById('draft-canvas').hidden")
+        doc = await tab.document()
+        size = await page.evaluate("() => { const c = document.getElementById('draft-canvas'); return [c.width, c.height]; }")
+        sx, sy = size[0] / doc["width"], size[1] / doc["height"]
+
+        async def draft_at(x, y):
+            px = await tab.canvas_region("#draft-canvas", int(x * sx) - 1, int(y * sy) - 1, 3, 3)
+            return px[..., :3].reshape(-1, 3).astype(int)
+
+        drafts = {x: (await draft_at(x, 640), await draft_at(x, 560)) for x in (700, 960, 1200)}
+        await tab.pen.up(cx + 72, cy, **pose)
+        await page.wait_for_function("() => document.getElementById('draft-canvas').hidden")
+        await page.wait_for_timeout(300)
+        for x, (on_line, above) in drafts.items():
+            # The sharp frame after the lift shows the ink (with the look over it, as the picture has);
+            # the draft must have shown the same colour on the line and not above it.
+            sharp = np.median((await tab.preview_at(x, 640, 3))[..., :3].reshape(-1, 3).astype(int), axis=0)
+            near = np.abs(on_line - sharp).sum(axis=1).min()
+            assert near <= 60, f"the draft at ({x}, 640) is {on_line.tolist()}, the sharp frame {sharp.tolist()}"
+            assert np.abs(above - sharp).sum(axis=1).min() > 60, f"the ink's colour in the draft at ({x}, 560), above the stroke"
+        await page.keyboard.up("1")
+        tab.assert_no_page_errors()
+
+    run(scenario)
+
+
 def test_sketch_force_pen_width_hue_and_fade(studio, run, photo_pixels):
     cyan = hue_rgb(0.5)
     assert np.allclose(cyan, [0, 255, 255])

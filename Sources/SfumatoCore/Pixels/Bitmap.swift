@@ -125,9 +125,9 @@ public final class Bitmap: @unchecked Sendable {
         if bands == 1 { return _rowsAreOpaque(0..<height) }
         let flags = UnsafeMutablePointer<Bool>.allocate(capacity: bands)
         defer { flags.deallocate() }
-        let box = _SendableFlags(flags)
+        let box = _UncheckedSendable(flags)
         parallelFor(bands) { band in
-            box.flags[band] = self._rowsAreOpaque((band * self.height / bands)..<((band + 1) * self.height / bands))
+            box.value[band] = self._rowsAreOpaque((band * self.height / bands)..<((band + 1) * self.height / bands))
         }
         return (0..<bands).allSatisfy { flags[$0] }
     }
@@ -168,10 +168,4 @@ public func == (lhs: Bitmap, rhs: Bitmap) -> Bool {
     let rowLength = lhs.width * lhs.format.bytesPerPixel
     for y in 0..<lhs.height where memcmp(lhs.row(y), rhs.row(y), rowLength) != 0 { return false }
     return true
-}
-
-/// Per-band result slots handed to `parallelFor` (each band writes only its own).
-private struct _SendableFlags: @unchecked Sendable {
-    let flags: UnsafeMutablePointer<Bool>
-    init(_ flags: UnsafeMutablePointer<Bool>) { self.flags = flags }
 }

@@ -4,8 +4,9 @@ import Foundation
 /// and marked for transparent huge pages.
 ///
 /// Why: a fresh 6000x4000 RGBA8 output is 96 MB; in 4 KB pages its first touch costs ~23 000
-/// page faults, a measurable share of a fast filter. With 2 MB pages it is ~50. Anonymous
-/// mappings are zero by definition, so nothing is cleared twice.
+/// page faults, a measurable share of a fast filter. With 2 MB pages it is ~50 (Linux 6.7 and
+/// later place large anonymous mappings on 2 MB boundaries; older kernels give huge pages to
+/// the aligned part). Anonymous mappings are zero by definition, so nothing is cleared twice.
 enum _PixelMemory {
     /// Blocks at least this large are mapped (a few huge pages' worth).
     static let mappingThreshold = 8 << 20

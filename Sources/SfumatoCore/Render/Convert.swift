@@ -227,7 +227,7 @@ enum _Convert {
             } else if a == 0 {
                 UnsafeMutableRawPointer(d).storeBytes(of: 0, as: UInt32.self)
             } else {
-                for c in 0..<3 { d[c] = UInt8(min(255, (UInt32(s[c]) * 255 + a / 2) / a)) }
+                for c in 0..<3 { d[c] = _unpremultiplied(UInt32(s[c]), a) }
                 d[3] = s[3]
             }
         }
@@ -256,13 +256,20 @@ enum _Convert {
 func _copyOpaqueRun(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
     var i = 0
     let opaque = SIMD4<UInt32>(repeating: 0xFF00_0000)
+    let inPlace = UnsafePointer(dst) == src   // converting a row in place: opaque pixels stay as they are
     while i + 4 <= count {
         let v = UnsafeRawPointer(src + 4 * i).loadUnaligned(as: SIMD4<UInt32>.self)
         if (v & opaque) != opaque { break }
-        UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: v, as: SIMD4<UInt32>.self)
+        if !inPlace { UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: v, as: SIMD4<UInt32>.self) }
         i += 4
     }
     return i
+}
+
+/// A premultiplied 8-bit colour value made straight: round(u x 255 / a), at most 255 (`a` > 0).
+@inline(__always)
+func _unpremultiplied(_ u: UInt32, _ a: UInt32) -> UInt8 {
+    UInt8(min(255, (u * 255 + a / 2) / a))
 }
 
 /// `round(x * a / 255)` for bytes, exactly.

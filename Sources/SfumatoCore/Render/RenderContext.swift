@@ -424,7 +424,7 @@ func _countHistogram(_ b: _PixelBuffer, into h: inout Histogram) {
                 let a = Int(q[3])
                 func bin(_ v: UInt8) -> Int {
                     var u = Int(v)
-                    if a != 255 && a > 0 { u = min(255, (u * 255 + a / 2) / a) } else if a == 0 { u = 0 }
+                    if a != 255 && a > 0 { u = Int(_unpremultiplied(UInt32(u), UInt32(a))) } else if a == 0 { u = 0 }
                     return bins == 256 ? u : min(bins - 1, u * bins / 255)
                 }
                 c0[bin(q[0])] += 1
@@ -489,7 +489,7 @@ func _countByteHistogram(_ t: ByteTile, _ r: Rect, into h: inout Histogram) {
             let a = Int(q.load(fromByteOffset: 3, as: UInt8.self))
             for c in 0..<3 {
                 var u = Int(q.load(fromByteOffset: c, as: UInt8.self))
-                if a == 0 { u = 0 } else if a != 255 { u = min(255, (u * 255 + a / 2) / a) }
+                if a == 0 { u = 0 } else if a != 255 { u = Int(_unpremultiplied(UInt32(u), UInt32(a))) }
                 counts[256 * c + u] += 1
             }
             counts[768 + a] += 1

@@ -99,14 +99,18 @@ final class _Preview: @unchecked Sendable {
         try context.render(try document.look(look, on: Image(bitmap: draftBase!)), rect: Rect(width: dw, height: dh), into: out)
         let ink = keptBounds.union(fadingBounds)
         if !beforeAfter && !ink.isEmpty {
-            let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: width)
+            // Only the columns the ink covers are read from each layer.
+            let columns = (ink.x / k)..<min(dw, (ink.maxX + k - 1) / k)
+            let first = min(k * columns.lowerBound, width - 1)
+            let count = min(k * (columns.upperBound - 1), width - 1) - first + 1
+            let row = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: max(count, 1))
             defer { row.deallocate() }
-            for y in (ink.y / k)..<min(dh, (ink.maxY + k - 1) / k) {
+            for y in (ink.y / k)..<min(dh, (ink.maxY + k - 1) / k) where !columns.isEmpty {
                 let o = out.row(y).assumingMemoryBound(to: UInt8.self)
                 for layer in [shade, sketch, fading] {
-                    layer.readRow(min(k * y, height - 1), x: 0, count: width, into: row)
-                    for x in (ink.x / k)..<min(dw, (ink.maxX + k - 1) / k) {
-                        let sv = row[min(k * x, width - 1)]
+                    layer.readRow(min(k * y, height - 1), x: first, count: count, into: row)
+                    for x in columns {
+                        let sv = row[min(k * x, width - 1) - first]
                         if sv.w <= 0 { continue }
                         let p = o + 4 * x
                         let bg = SIMD4<Float>(Float(p[0]), Float(p[1]), Float(p[2]), 255) * (1 / 255)
