@@ -119,8 +119,7 @@ func _sobelGreyBytes(input: ByteTile, output: ByteTile, weights: SIMD4<Float>, s
         var x = 0
         while x + 4 <= w {
             let v = s.loadUnaligned(fromByteOffset: 4 * x, as: SIMD4<Int32>.self)
-            let r = _float(fromSmallInts: v & 0xFF), g = _float(fromSmallInts: (v &>> 8) & 0xFF)
-            let b = _float(fromSmallInts: (v &>> 16) & 0xFF)
+            let (r, g, b) = _channelLevels(v)
             UnsafeMutableRawPointer(l + x).storeBytes(of: r * wr + g * wg + b * wb, as: SIMD4<Float>.self)
             x += 4
         }

@@ -177,8 +177,8 @@ struct _Threshold: PixelFunction {
             let t = SIMD4<Float>(repeating: threshold)
             while i + 4 <= bytes.count {
                 let p = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<Int32>.self)
-                let r = _float(fromSmallInts: p & 0xFF) * (1 / 255), g = _float(fromSmallInts: (p &>> 8) & 0xFF) * (1 / 255)
-                let b = _float(fromSmallInts: (p &>> 16) & 0xFF) * (1 / 255)
+                let (levelR, levelG, levelB) = _channelLevels(p)
+                let r = levelR * (1 / 255), g = levelG * (1 / 255), b = levelB * (1 / 255)
                 let l = r * wr + g * wg + b * wb
                 // All ones where l > threshold: the sign of threshold - l (a mask without the
                 // standard library's lane-by-lane comparison results).

@@ -12,8 +12,10 @@ import SfumatoCore
 /// mask stays in the L2 cache.
 final class _CoverageMask {
     static let tileSize = 64
-    /// Pieces a colour key can tell apart (19 bits above the 12 bits of the fraction along one).
-    static let maxPieces = 1 << 19
+    /// Pieces a colour key can tell apart: keys live in the float plane as bit patterns, so they
+    /// stay below 0x7F80_0000, where Float's infinities and NaNs begin (a copy keeps any pattern,
+    /// but nothing should have to rely on that).
+    static let maxPieces = 0x7F80_0000 >> 12
     private(set) var tiles: [Int: UnsafeMutablePointer<Float>] = [:]
     /// Bounds of everything drawn, in layer pixels.
     private(set) var bounds = Rect.zero
@@ -87,7 +89,7 @@ final class _CoverageMask {
         let len2 = dx * dx + dy * dy
         let inv = len2 > 1e-12 ? 1 / len2 : 0
         let dr = p.br - p.ar, dopacity = p.ob - p.oa
-        // Keys hold 19 bits of piece index. A stroke of more pieces (hundreds of thousands of
+        // Keys hold piece indices below maxPieces. A stroke of more pieces (hundreds of thousands of
         // samples) reuses the last slot: a colour slip on some of its pixels, never a read past
         // the palette.
         if palette.count / 2 >= _CoverageMask.maxPieces { palette.removeLast(2) }
@@ -209,7 +211,7 @@ final class _CoverageMask {
         return area
     }
 
-/// The interval of x (relative to the piece's start) within `radius` of the segment from
+    /// The interval of x (relative to the piece's start) within `radius` of the segment from
     /// (0, 0) to (dx, dy) on the row at `py`: the union of the end discs and the band between them,
     /// one interval since the capsule is convex; widened by a pixel against rounding. Empty when
     /// lo > hi.
