@@ -118,15 +118,18 @@ public final class Bitmap: @unchecked Sendable {
     }
 
     /// Whether every pixel has alpha 1 (checked over the data).
-    public var isOpaque: Bool {
-        // Large bitmaps are checked in bands of rows on every core (a 24 MP scan is memory-bound
+    public var isOpaque: Bool { _isOpaque(threads: defaultThreadCount) }
+
+    /// `isOpaque` on up to `threads` threads (a render's own thread count).
+    func _isOpaque(threads: Int) -> Bool {
+        // Large bitmaps are checked in bands of rows in parallel (a 24 MP scan is memory-bound
         // and runs before every render of the bitmap); each band writes only its own flag.
-        let bands = width * height >= 1 << 20 ? 16 : 1
+        let bands = width * height >= 1 << 20 && threads > 1 ? 16 : 1
         if bands == 1 { return _rowsAreOpaque(0..<height) }
         let flags = UnsafeMutablePointer<Bool>.allocate(capacity: bands)
         defer { flags.deallocate() }
         let box = _UncheckedSendable(flags)
-        parallelFor(bands) { band in
+        parallelFor(bands, threads: threads) { band in
             box.value[band] = self._rowsAreOpaque((band * self.height / bands)..<((band + 1) * self.height / bands))
         }
         return (0..<bands).allSatisfy { flags[$0] }

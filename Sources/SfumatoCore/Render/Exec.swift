@@ -197,9 +197,9 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
     let bitmap: Bitmap
     let layout: _StoredLayout
 
-    init(_ bitmap: Bitmap, _ ws: WorkingSpace) {
+    init(_ bitmap: Bitmap, _ ws: WorkingSpace, threads: Int) {
         self.bitmap = bitmap
-        let opaque = bitmap.format == .rgba8 && bitmap.alpha == .straight ? bitmap.isOpaque : false
+        let opaque = bitmap.format == .rgba8 && bitmap.alpha == .straight ? bitmap._isOpaque(threads: threads) : false
         layout = _StoredLayout(format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha, opaque: opaque)
         // 8-bit tiles only for opaque (or already premultiplied) data: premultiplying straight
         // 8-bit colour would round away precision that the float path keeps.

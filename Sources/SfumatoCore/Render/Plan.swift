@@ -5,6 +5,8 @@ import Foundation
 final class _Plan: @unchecked Sendable {
     let workingSpace: WorkingSpace
     let fuse: Bool
+    /// The render's thread count (also for the checks made while planning).
+    let threads: Int
     private(set) var root: _Exec!
     private(set) var streams: [_StreamExec] = []
     /// Histogram executors, innermost first (an inner one's result can feed an outer one's input).
@@ -13,9 +15,11 @@ final class _Plan: @unchecked Sendable {
     /// Stream sources replaced by fully decoded bitmaps (after a streaming window miss).
     private let materialized: [ObjectIdentifier: Bitmap]
 
-    init(_ image: Image, workingSpace: WorkingSpace, fuse: Bool, materialized: [ObjectIdentifier: Bitmap] = [:]) throws {
+    init(_ image: Image, workingSpace: WorkingSpace, fuse: Bool, threads: Int = defaultThreadCount,
+         materialized: [ObjectIdentifier: Bitmap] = [:]) throws {
         self.workingSpace = workingSpace
         self.fuse = fuse
+        self.threads = threads
         self.materialized = materialized
         root = try build(image.node)
     }
@@ -32,9 +36,9 @@ final class _Plan: @unchecked Sendable {
         let ws = workingSpace
         switch node.op {
         case .bitmap(let b):
-            return _BitmapExec(b, ws)
+            return _BitmapExec(b, ws, threads: threads)
         case .stream(let s):
-            if let b = materialized[ObjectIdentifier(s)] { return _BitmapExec(b, ws) }
+            if let b = materialized[ObjectIdentifier(s)] { return _BitmapExec(b, ws, threads: threads) }
             let e = _StreamExec(s, ws)
             streams.append(e)
             return e

@@ -106,7 +106,7 @@ public final class RenderContext: Sendable {
         guard !image.extent.isInfinite, !image.extent.isEmpty else {
             throw SfumatoError.invalidArgument("a histogram needs a finite, non-empty image")
         }
-        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion)
+        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads)
         try prepare(plan)
         defer { plan.streams.forEach { $0.endPass() } }
         return try count(plan.root, plan: plan, bins: bins)
@@ -116,7 +116,7 @@ public final class RenderContext: Sendable {
     /// tile size, threads. This is what `sfumato apply --explain` prints.
     public func explain(_ image: Image, rect: Rect? = nil, format: PixelFormat = .rgba8) throws -> String {
         let r = rect ?? image.extent
-        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion)
+        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads)
         let layout = stripLayout(r)
         var lines = [
             "render \(r) -> \(format); working space \(workingSpace); \(options.threads) thread(s); "
@@ -210,7 +210,7 @@ public final class RenderContext: Sendable {
 
     private func run(_ image: Image, rect: Rect, destination: _Target,
                      materialized: [ObjectIdentifier: Bitmap]) throws {
-        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, materialized: materialized)
+        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads, materialized: materialized)
         try prepare(plan)
         let layout = stripLayout(rect)
         for s in plan.streams { try s.beginPass(capacity: streamCapacity(plan, s, rect, layout)) }
