@@ -1,5 +1,5 @@
 "use strict";
-// Pointer input on #canvas: every coalesced sample goes to the server, batched once per animation
+// Pointer input on #canvas: every coalesced sample goes to the server, at most one batch per animation
 // frame ("down" and "up" immediately); predicted samples ride along and feed the provisional tail.
 // In the gallery the same pointer drags are swipes instead. Palm rejection drops touches in pen-only mode.
 (function (S) {
@@ -20,7 +20,14 @@
       this.batchId = 0;         // page-wide, increasing; frames echo the highest batch they include
       this.active = null;       // the stroke in progress: {pointerId, stroke, pending, predicted, tracks, pencil}
       this.swipe = null;        // the gallery drag in progress: {pointerId, x0, y0, x, y}
-      this.flushSoon = S.util.frameScheduler(() => this.flush());
+      // A frame's first moves go out at once (waiting for requestAnimationFrame cost ~5 ms of
+      // pen-to-pixels latency in Chromium, where pointermove already carries a frame's samples);
+      // moves arriving later in the same frame wait for the next one.
+      this.frameBusy = false;
+      this.nextFrame = S.util.frameScheduler(() => {
+        this.frameBusy = false;
+        if (this.active && this.active.pending.length) this.flushNow();
+      });
       this.listen();
     }
 
@@ -123,7 +130,7 @@
       a.pending.push(...samples);
       a.predicted = this.predictedSamples(event);
       this.followPencil(samples[samples.length - 1]);
-      this.flushSoon();
+      if (!this.frameBusy) this.flushNow();
     }
 
     up(event, phase) {
@@ -142,13 +149,14 @@
       this.hooks.strokeEnded();
     }
 
-    /** Once per animation frame: everything collected since the last message, in order. */
-    flush() {
+    /** Everything collected since the last message, in order; the next batch waits for the next frame. */
+    flushNow() {
       const a = this.active;
-      if (!a || !a.pending.length) return;
       const samples = a.pending;
       a.pending = [];
       this.send("move", samples, a.predicted);
+      this.frameBusy = true;
+      this.nextFrame();
     }
 
     send(phase, samples, predicted) {
