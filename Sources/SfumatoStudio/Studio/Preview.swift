@@ -30,6 +30,9 @@ final class _Preview: @unchecked Sendable {
     /// The composited picture the page sees.
     let frame: Bitmap
     let context = RenderContext(workingSpace: .none)
+    /// Drafts are small (a ninth of the preview): one thread renders one in well under a
+    /// millisecond, and a fork-join across cores would wait for whichever core the browser holds.
+    let draftContext = RenderContext(options: .init(workingSpace: .none, threads: 1))
 
     init(width: Int, height: Int, documentWidth: Int) throws {
         self.width = width
@@ -96,7 +99,7 @@ final class _Preview: @unchecked Sendable {
         if beforeAfter { look = DocumentState() }
         let out = try draft ?? Bitmap(width: dw, height: dh, format: .rgba8, alpha: .straight)
         draft = out
-        try context.render(try document.look(look, on: Image(bitmap: draftBase!)), rect: Rect(width: dw, height: dh), into: out)
+        try draftContext.render(try document.look(look, on: Image(bitmap: draftBase!)), rect: Rect(width: dw, height: dh), into: out)
         let ink = keptBounds.union(fadingBounds)
         if !beforeAfter && !ink.isEmpty {
             // Only the columns the ink covers are read from each layer.
