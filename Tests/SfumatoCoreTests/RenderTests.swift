@@ -175,6 +175,32 @@ struct RenderTests {
         #expect(c.pixel(x: width - 1, y: 799).w == 7)
     }
 
+    @Test("a large render's output may reuse freed memory and still comes out whole")
+    func reusedOutputs() throws {
+        // 2100x1100 RGBA8 is 9.2 MB: mapped, and kept for the next render of that size when freed.
+        let rect = Rect(width: 2_100, height: 1_100)
+        let context = RenderContext(workingSpace: .none)
+        for _ in 0..<2 {
+            _ = try context.render(Image(color: [1, 0, 0, 1]), rect: rect)   // fills a block with red, then frees it
+        }
+        // A 4x4 image at (1000, 500): everything else in the rectangle is transparent, not red.
+        let small = try Pixels.make(4, 4) { x, y in SIMD4(0, Float(x) / 3, Float(y) / 3, 1) }
+        let out = try context.render(Image(bitmap: small).translatedBy(dx: 1_000, dy: 500), rect: rect)
+        var stale = 0
+        for y in stride(from: 0, to: rect.height, by: 7) {
+            for x in stride(from: 0, to: rect.width, by: 3) where !(1_000..<1_004).contains(x) || !(500..<504).contains(y) {
+                if out.bytes(x: x, y: y) != SIMD4(0, 0, 0, 0) { stale += 1 }
+            }
+        }
+        #expect(stale == 0, "\(stale) sampled pixels outside the image are not transparent")
+        #expect(out.bytes(x: 1_003, y: 503) == small.bytes(x: 3, y: 3))
+        // With a red block kept again, a bitmap from the public initializer still starts from zero.
+        _ = try context.render(Image(color: [1, 0, 0, 1]), rect: rect)
+        let fresh = try Bitmap(width: rect.width, height: rect.height, format: .rgba8)
+        let words = fresh.baseAddress.assumingMemoryBound(to: UInt32.self)
+        #expect((0..<(fresh.byteCount / 4)).allSatisfy { words[$0] == 0 })
+    }
+
     @Test("infinite and empty regions are refused with a clear error")
     func badRegions() throws {
         let infinite = Image(color: [1, 0, 0, 1])

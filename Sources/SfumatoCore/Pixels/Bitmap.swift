@@ -33,8 +33,14 @@ public final class Bitmap: @unchecked Sendable {
     ///
     /// - Throws: ``SfumatoError/tooLarge`` when width x height exceeds ``maximumPixelCount``
     ///   or memory cannot be had; ``SfumatoError/invalidArgument`` for a non-positive size.
-    public init(width: Int, height: Int, format: PixelFormat = .rgba8,
-                encoding: ColorEncoding? = nil, alpha: AlphaMode = .premultiplied) throws {
+    public convenience init(width: Int, height: Int, format: PixelFormat = .rgba8,
+                            encoding: ColorEncoding? = nil, alpha: AlphaMode = .premultiplied) throws {
+        try self.init(width: width, height: height, format: format, encoding: encoding, alpha: alpha, zeroed: true)
+    }
+
+    /// A bitmap whose bytes are unspecified unless `zeroed`: only for callers that write every
+    /// pixel before anything reads it (a render's output), which may then reuse freed memory.
+    init(width: Int, height: Int, format: PixelFormat, encoding: ColorEncoding?, alpha: AlphaMode, zeroed: Bool) throws {
         guard width > 0, height > 0 else {
             throw SfumatoError.invalidArgument("bitmap size \(width)x\(height) must be positive")
         }
@@ -47,7 +53,9 @@ public final class Bitmap: @unchecked Sendable {
         self.encoding = encoding ?? (format == .rgbaFloat32 ? .linear : .srgb)
         self.alpha = alpha
         self.rowBytes = width * format.bytesPerPixel
-        guard let memory = _PixelMemory.allocateZeroed(byteCount: height * rowBytes) else {
+        let byteCount = height * rowBytes
+        let memory = zeroed ? _PixelMemory.allocateZeroed(byteCount: byteCount) : _PixelMemory.allocateForOverwrite(byteCount: byteCount)
+        guard let memory else {
             throw SfumatoError.tooLarge("cannot allocate \(width)x\(height) \(format)")
         }
         self.baseAddress = memory

@@ -72,7 +72,8 @@ public final class RenderContext: Sendable {
         guard !r.isInfinite, !r.isEmpty else {
             throw SfumatoError.invalidArgument("cannot render an \(r.isEmpty ? "empty" : "infinite") region; give a finite rectangle")
         }
-        let bitmap = try Bitmap(width: r.width, height: r.height, format: format, encoding: encoding, alpha: alpha)
+        // Every pixel of the rectangle is written, so the bitmap need not start zero.
+        let bitmap = try Bitmap(width: r.width, height: r.height, format: format, encoding: encoding, alpha: alpha, zeroed: false)
         try render(image, rect: r, into: bitmap)
         return bitmap
     }
