@@ -17,7 +17,7 @@ struct _GaussianKernel: NeighborhoodKernel {
 
     /// Where the recursive filter starts to win (6000x4000 RGBA on 2 cores, medians of 7,
     /// separable -> recursive: linear float σ 5 493 -> 442 ms, σ 10 1031 -> 685 ms; 8-bit σ 10
-    /// 344 -> 380 ms (a loss), σ 16 624 -> 509 ms, σ 30 1285 -> ~700 ms).
+    /// 344 -> 380 ms (a loss), σ 16 624 -> 509 ms, σ 30 1285 -> 830 ms).
     static let recursiveFloatFromSigma = 4.0
     static let recursiveBytesFromSigma = 12.0
 
