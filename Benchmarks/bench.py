@@ -9,8 +9,8 @@ Run it through scripts/bench (which makes the virtual environment and builds the
 Every row runs Sfumato and each peer in the same process run, interleaved round by round
 (Sfumato, OpenCV, libvips, Pillow, then the next round), after warm-up rounds, and reports
 medians. Sfumato is timed inside `sfumato-bench` (one long-lived process, monotonic clock,
-render into a preallocated bitmap); the peers are timed here with time.perf_counter() around
-the call. End-to-end rows start a whole process per run and record wall time and peak RSS
+`RenderContext.render` allocating its output, as the peers' calls do); the peers are timed here
+with time.perf_counter() around the call. End-to-end rows start a whole process per run and record wall time and peak RSS
 (wait4 rusage of that child, spawned by a small launcher process).
 
 Every filter `sfumato filters` lists gets at least one row (a missing one is warned about and named in
@@ -1209,10 +1209,14 @@ def markdown(meta: dict, rows: list[dict], e2e: list[dict]) -> str:
             "- **Like for like.** Sfumato renders RGBA (4 channels) where the peers get RGB (3) or grey (1): it moves "
             "a third more bytes (or 4× for grey rows). Rows marked “grey” follow the issue's OpenCV targets, which "
             "were quoted for grey images.",
-            "- **Where it is timed.** Sfumato is timed inside `sfumato-bench` (monotonic clock) rendering into a "
-            "preallocated bitmap; the filter graph is built before the clock starts. Peers are timed in Python with "
-            "`time.perf_counter()` around one call that allocates its output (a few µs of Python overhead); vips "
-            "pipelines are forced with `copy_memory()`, and libvips' operation cache is off.",
+            "- **Where it is timed.** Sfumato is timed inside `sfumato-bench` (monotonic clock) around "
+            "`RenderContext.render`, which allocates the output bitmap; the filter graph is built before the clock "
+            "starts. Its pixel memory keeps the last two large freed blocks and gives one to the next render of the "
+            "same size without clearing it (the render writes every byte), so from the second round on the kernel "
+            "no longer zeroes fresh pages for Sfumato's output; the peers' allocators hand large outputs back to the "
+            "kernel and get fresh (zeroed) pages each call. Peers are timed in Python with `time.perf_counter()` "
+            "around one call that allocates its output (a few µs of Python overhead); vips pipelines are forced "
+            "with `copy_memory()`, and libvips' operation cache is off.",
             "- **Working space.** 8-bit rows use Sfumato's `none` working space (maths on the sRGB-encoded values, "
             "as OpenCV, vips and Pillow do). Sfumato's default is linear light, which costs a decode/encode of the "
             "transfer function per pixel (compare the two Sfumato end-to-end columns).",
