@@ -12,8 +12,11 @@ public protocol NeighborhoodKernel: Sendable {
     var detail: String { get }
     /// The output's extent for an input of the given extent.
     func outputExtent(forInput extent: Rect) -> Rect
-    /// The input rectangle needed to compute `output`.
+    /// The input rectangle needed to compute `output` (on any tiles: the largest region).
     func regionOfInterest(for output: Rect) -> Rect
+    /// The input rectangle the byte or float variant needs, when they differ (a kernel whose two
+    /// variants are different algorithms); by default ``regionOfInterest(for:)``.
+    func regionOfInterest(for output: Rect, bytes: Bool) -> Rect
     /// Whether ``apply(input:output:scratch:)-2n8dx`` on byte tiles is implemented and exact.
     var supportsBytes: Bool { get }
     /// Computes `output.rect` from `input` (which covers `regionOfInterest(for: output.rect)`).
@@ -23,6 +26,7 @@ public protocol NeighborhoodKernel: Sendable {
 }
 
 extension NeighborhoodKernel {
+    public func regionOfInterest(for output: Rect, bytes: Bool) -> Rect { regionOfInterest(for: output) }
     public var supportsBytes: Bool { false }
     public var detail: String { "" }
     public func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {

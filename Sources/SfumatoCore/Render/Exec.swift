@@ -396,7 +396,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// a tile on the border is split into the part whose neighbourhood stays inside (8-bit) and
     /// the strips along the edge (float), so a border costs its few rows, not whole tiles.
     override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
-        let roi = kernel.regionOfInterest(for: rect)
+        let roi = kernel.regionOfInterest(for: rect, bytes: useBytes)
         if useBytes && !input.extent.isInfinite && !input.extent.contains(roi) {
             // Outputs whose neighbourhood lies inside the input: the input inset by the margins
             // the kernel reads beyond an output rectangle.
@@ -424,7 +424,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// place where the destination wants it (opaque pixels are the same either way).
     private func storeBytes(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
         guard useBytes, d.format == .rgba8, d.rowBytes % 4 == 0 else { return try super.store(rect, into: d, w) }
-        let src = try input.produce(kernel.regionOfInterest(for: rect), .byte, w)
+        let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: true), .byte, w)
         defer { w.scratch.releaseAll() }
         let base = (d.row(rect.y) + (rect.x - d.rect.x) * 4).assumingMemoryBound(to: UInt8.self)
         let out = ByteTile(rect: rect, base: base, stride: d.rowBytes / 4)
@@ -437,7 +437,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     }
 
     private func storeInFloat(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
-        let src = try input.produce(kernel.regionOfInterest(for: rect), .float, w)
+        let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: false), .float, w)
         let out = w.buffer(.float, rect)
         defer { w.scratch.releaseAll() }
         try kernel.apply(input: src.floatTile, output: out.floatTile, scratch: w.scratch)
@@ -445,7 +445,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     }
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
-        let roi = kernel.regionOfInterest(for: rect)
+        let roi = kernel.regionOfInterest(for: rect, bytes: useBytes)
         let src = try input.produce(roi, natural, w)
         let out = w.buffer(natural, rect)
         defer { w.scratch.releaseAll() }

@@ -155,9 +155,13 @@ struct _GaussianKernel: NeighborhoodKernel {
 
     func outputExtent(forInput extent: Rect) -> Rect { extent.insetBy(dx: -radius, dy: -radius) }
 
-    /// The recursive filter reads further than it grows the output (see its `reach`).
-    func regionOfInterest(for output: Rect) -> Rect {
-        let reach = recursive?.reach ?? radius
+    /// The recursive filter reads further than it grows the output (see its `reach`); the
+    /// separable one reads its radius.
+    func regionOfInterest(for output: Rect) -> Rect { regionOfInterest(for: output, bytes: false) }
+
+    func regionOfInterest(for output: Rect, bytes: Bool) -> Rect {
+        let recursiveHere = bytes ? sigma >= Self.recursiveBytesFromSigma : recursive != nil
+        let reach = recursiveHere ? (recursive?.reach ?? radius) : radius
         return output.insetBy(dx: -reach, dy: -reach)
     }
 
