@@ -831,6 +831,15 @@ def test_gallery_presets_swipes_and_camera(studio, run):
                 await tab.until("(d, a) => d.preset.index === a[0] && d.preset.name === a[1]",
                                 [step % 12, PRESETS[step % 12]])
             if step == 4:
+                # The Sobel frame has landed when the smooth sky above the rocket turns near black.
+                await tab.until("(d) => d.preset.index === 4")
+                await page.wait_for_function("""() => {
+                    const c = document.getElementById('canvas');
+                    const d = c.getContext('2d').getImageData(Math.floor(c.width * 0.45), Math.floor(c.height * 0.05), 32, 32).data;
+                    let sum = 0;
+                    for (let i = 0; i < d.length; i += 4) sum += d[i] + d[i + 1] + d[i + 2];
+                    return sum / (d.length / 4 * 3) < 40;
+                }""")
                 await tab.screenshot("gallery-sobel")
         await page.keyboard.press("ArrowLeft")
         await tab.until("d => d.preset.index === 11")
