@@ -65,6 +65,38 @@ struct GalleryFilterTests {
         }
     }
 
+    @Test("5x5 and 7x7 8-bit medians (generated networks) equal sorting at every pixel, every width",
+          arguments: [5, 7])
+    func networkMediansAtEveryPixel(d: Int) throws {
+        // The networks do four outputs and 16 pixels per block: widths around multiples of 16 and
+        // images narrower than the window exercise the block tails; few levels give many ties.
+        let r = d / 2
+        for (w, h, levels) in [(1, 1, 256), (3, 2, 256), (15, 9, 3), (16, 7, 256), (17, 8, 2), (37, 11, 256), (203, 9, 4), (1100, 5, 256)] {
+            var seed = UInt64(w * 31 + h)
+            let b = try Pixels.make(w, h) { _, _ in
+                func next() -> Float {
+                    seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                    return Float(Int(seed >> 33) % levels) / Float(levels - 1)
+                }
+                return SIMD4(next(), next(), next(), 1)
+            }
+            let out = try RenderContext(workingSpace: .none).render(Median(diameter: d).apply(to: Image(bitmap: b)), rect: b.bounds)
+            var wrong = 0
+            for y in 0..<h {
+                for x in 0..<w {
+                    for c in 0..<3 {
+                        var window: [UInt8] = []
+                        for dy in -r...r {
+                            for dx in -r...r { window.append(b.bytes(x: min(max(x + dx, 0), w - 1), y: min(max(y + dy, 0), h - 1))[c]) }
+                        }
+                        if out.bytes(x: x, y: y)[c] != window.sorted()[window.count / 2] { wrong += 1 }
+                    }
+                }
+            }
+            #expect(wrong == 0, "median \(d) on \(w)x\(h) noise of \(levels) levels: \(wrong) channel values differ")
+        }
+    }
+
     @Test("8-bit results for a straight destination are the premultiplied ones unpremultiplied, pixel for pixel",
           arguments: [3, 5])
     func byteResultsIntoStraightDestinations(d: Int) throws {

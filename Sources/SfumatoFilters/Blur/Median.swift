@@ -1,7 +1,8 @@
 import SfumatoCore
 
 /// The gallery's median: per-channel median over a `diameter` x `diameter` window (odd, 3...63),
-/// edges clamped. 8-bit data uses a sorting network for 3x3 and sliding histograms above.
+/// edges clamped. 8-bit data uses sorted columns for 3x3, generated merge networks for 5x5 and 7x7
+/// (four outputs at a time, `scripts/median-networks.py`) and sliding histograms above.
 ///
 /// ```swift
 /// Median(diameter: 5).apply(to: photo)

@@ -8,7 +8,8 @@ struct _MedianKernel: NeighborhoodKernel {
 
     var name: String { "median \(diameter)x\(diameter)" }
     var detail: String {
-        diameter == 3 ? "sorted columns, 16 bytes at a time" : diameter == 5 ? "99-exchange network, 16 bytes at a time"
+        diameter == 3 ? "sorted columns, 16 bytes at a time"
+            : diameter <= 7 ? "sorted columns merged by a pruned network, four outputs and 16 bytes at a time"
             : "sliding 256-bin histograms (Huang) on 8-bit, selection on float"
     }
     var supportsBytes: Bool { true }
@@ -48,7 +49,7 @@ struct _MedianKernel: NeighborhoodKernel {
     }
 
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
-        if diameter == 5 { return median5x5(input: input, output: output, scratch: scratch) }
+        if diameter == 5 || diameter == 7 { return medianBlocks(input: input, output: output, scratch: scratch) }
         if diameter != 3 { return huang(input: input, output: output, scratch: scratch) }
         median3x3(input: input, output: output, scratch: scratch)
     }

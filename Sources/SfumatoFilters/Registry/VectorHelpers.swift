@@ -12,3 +12,8 @@ import SfumatoCore
 @inline(__always) func _channelLevels(_ p: SIMD4<Int32>) -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
     (_float(fromSmallInts: p & 0xFF), _float(fromSmallInts: (p &>> 8) & 0xFF), _float(fromSmallInts: (p &>> 16) & 0xFF))
 }
+
+/// One pixel in the first four lanes of a 16-byte vector (for the ends of rows).
+@inline(__always) func _widen(_ p: SIMD4<UInt8>) -> SIMD16<UInt8> {
+    SIMD16(lowHalf: SIMD8(lowHalf: p, highHalf: .zero), highHalf: .zero)
+}
