@@ -37,6 +37,40 @@ struct CodecTests {
         #expect(deepBack.bitmap == deep)
     }
 
+    @Test("decoders declare images without alpha opaque (no scan before each render); every write Sfumato makes forgets it")
+    func declaredOpacity() throws {
+        let noise = try Pixels.noise(40, 30, seed: 9)
+        let jpegBytes = try JPEG.encode(noise), pngBytes = try PNG.encode(noise)
+        var lossless = EncodeOptions()
+        lossless.webpLossless = true
+        let webpBytes = try WebP.encode(noise, options: lossless)
+        #expect(!(try PNG.decode(try PNG.encode(try Pixels.noise(40, 30, seed: 9, alpha: true))).bitmap.isOpaque))
+        for bytes in [jpegBytes, pngBytes, webpBytes] {
+            let b = try ImageIO.read(bytes: bytes).bitmap
+            // Declared, so a raw write is not looked for until pixelsChanged() (the documented contract);
+            // copies and rotations keep the declaration.
+            b.row(0).storeBytes(of: 0, toByteOffset: 3, as: UInt8.self)
+            #expect(b.isOpaque)
+            #expect(try b.copy().isOpaque)
+            #expect(try b.oriented(6).isOpaque)
+            b.pixelsChanged()
+            #expect(!b.isOpaque)
+        }
+        let set = try JPEG.decode(jpegBytes).bitmap
+        set.setPixel(x: 3, y: 4, [1, 0, 0, 0.5])
+        #expect(!set.isOpaque)
+        // The render sees the new alpha: premultiplied 8-bit output of (255, 0, 0, 128).
+        let premultiplied = try RenderContext(workingSpace: .none).render(Image(bitmap: set), alpha: .premultiplied)
+        #expect(premultiplied.bytes(x: 3, y: 4) == SIMD4(128, 0, 0, 128))
+        let cleared = try JPEG.decode(jpegBytes).bitmap
+        cleared.clear()
+        #expect(!cleared.isOpaque)
+        let target = try PNG.decode(pngBytes).bitmap
+        try RenderContext().render(Image(color: [0, 0, 0, 0]).cropped(to: Rect(width: 2, height: 2)),
+                                   rect: Rect(width: 2, height: 2), into: target)
+        #expect(!target.isOpaque)
+    }
+
     @Test("JPEG round trips stay within the stated PSNR (q95 4:4:4 above 38 dB, q90 4:2:0 above 33 dB on photos)")
     func jpegRoundTrip() throws {
         for name in ["astronaut.png", "coffee.png", "chelsea.png"] {

@@ -189,6 +189,7 @@ public enum JPEG {
             let n = try decoder.read(into: bitmap.row(y), rowBytes: bitmap.rowBytes, count: bitmap.height - y)
             y += n
         }
+        bitmap.declareOpaque()
         let oriented = options.applyOrientation ? try bitmap.oriented(decoder.info.orientation) : bitmap
         return DecodedImage(bitmap: oriented, info: decoder.info)
     }

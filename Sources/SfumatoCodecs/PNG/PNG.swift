@@ -13,6 +13,7 @@ public enum PNG {
     public static func decode(_ bytes: [UInt8], name: String = "PNG", options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         let d = try _PNGDecoder(bytes: bytes, name: name, options: options)
         let bitmap = try d.decodeAll()
+        if !d.info.hasAlpha { bitmap.declareOpaque() }
         let oriented = options.applyOrientation ? try bitmap.oriented(d.info.orientation) : bitmap
         return DecodedImage(bitmap: oriented, info: d.info)
     }

@@ -60,6 +60,7 @@ public enum WebP {
         WebPFreeDecBuffer(&config.output)
         if status != VP8_STATUS_OK { throw error(status, name) }
         if options.convertToSRGB, let icc = metadata(bytes).0, let t = _ColorTransform(icc: icc) { t.apply(to: bitmap) }
+        if !info.hasAlpha { bitmap.declareOpaque() }
         let oriented = options.applyOrientation ? try bitmap.oriented(info.orientation) : bitmap
         return DecodedImage(bitmap: oriented, info: info)
     }

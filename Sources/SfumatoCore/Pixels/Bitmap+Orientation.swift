@@ -33,6 +33,7 @@ extension Bitmap {
                 memcpy(d + x * bpp, row(sy) + sx * bpp, bpp)
             }
         }
+        if _declaredOpaque { out.declareOpaque() }
         return out
     }
 }

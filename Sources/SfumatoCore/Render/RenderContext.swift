@@ -84,6 +84,7 @@ public final class RenderContext: Sendable {
         guard origin.x >= 0, origin.y >= 0, origin.x + rect.width <= bitmap.width, origin.y + rect.height <= bitmap.height else {
             throw SfumatoError.invalidArgument("region \(rect) at \(origin) does not fit a \(bitmap.width)x\(bitmap.height) bitmap")
         }
+        bitmap.pixelsChanged()
         let d = _Destination(base: bitmap.row(origin.y) + origin.x * bitmap.format.bytesPerPixel, rowBytes: bitmap.rowBytes,
                              rect: rect, format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha)
         try withExtendedLifetime(bitmap) {
