@@ -383,7 +383,16 @@ class _PointExec: _Exec, @unchecked Sendable {
         let t1 = t + 256, t2 = t + 512
         let src = UnsafeRawPointer(s), dst = UnsafeMutableRawPointer(d)
         var i = 0
-        // Opaque pixels (a photo's every pixel): one 32-bit load, three lookups, one store.
+        // Opaque pixels (a photo's every pixel): four per step, twelve lookups, one 16-byte store.
+        while i + 4 <= count {
+            let q = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt32>.self)
+            if q.x & q.y & q.z & q.w < 0xFF00_0000 { break }
+            @inline(__always) func map(_ v: UInt32) -> UInt32 {
+                UInt32(t[Int(v & 0xFF)]) | UInt32(t1[Int((v >> 8) & 0xFF)]) << 8 | UInt32(t2[Int((v >> 16) & 0xFF)]) << 16 | 0xFF00_0000
+            }
+            dst.storeBytes(of: SIMD4(map(q.x), map(q.y), map(q.z), map(q.w)), toByteOffset: 4 * i, as: SIMD4<UInt32>.self)
+            i += 4
+        }
         while i < count {
             let v = src.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self)
             if v < 0xFF00_0000 { break }
