@@ -1,0 +1,14 @@
+"""Generated sources match their generators (a hand edit, or a generator change not re-run, fails)."""
+import pathlib
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def test_median_networks_are_generated_by_their_script():
+    # The script also checks every network against sorting on random windows before it prints.
+    generated = subprocess.run([sys.executable, str(ROOT / "scripts" / "median-networks.py")],
+                               check=True, capture_output=True, text=True).stdout
+    committed = (ROOT / "Sources" / "SfumatoFilters" / "Blur" / "MedianNetworks.swift").read_text()
+    assert generated == committed, "MedianNetworks.swift differs from scripts/median-networks.py's output: re-run it"
