@@ -9,7 +9,7 @@ struct _MedianKernel: NeighborhoodKernel {
     var name: String { "median \(diameter)x\(diameter)" }
     var detail: String {
         diameter == 3 ? "sorted columns, 16 bytes at a time"
-            : diameter <= 7 ? "sorted columns merged by a pruned network, four outputs and 16 bytes at a time"
+            : diameter <= 7 ? "sorted columns merged by a pruned network (four outputs, 16 bytes at a time) on 8-bit, selection on float"
             : "sliding 256-bin histograms (Huang) on 8-bit, selection on float"
     }
     var supportsBytes: Bool { true }
