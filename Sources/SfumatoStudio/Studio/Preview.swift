@@ -82,10 +82,10 @@ final class _Preview: @unchecked Sendable {
     var draft: Bitmap?
 
     /// A draft frame: the look rendered over a reduced copy of the picture's base (a third of
-    /// each side), with the kept ink sampled at that size, as a JPEG. A ninth of the pixels to
-    /// filter, encode, send and decode, so the picture keeps up with the pen; the full frame
-    /// follows when the pen lifts.
-    func draftJPEG(document: Document, state: DocumentState, beforeAfter: Bool) throws -> (Int, Int, [UInt8])? {
+    /// each side), with the kept ink sampled at that size. A ninth of the pixels to filter,
+    /// encode, send and decode, so the picture keeps up with the pen; the full frame follows
+    /// when the pen lifts. The bitmap is reused by the next draft.
+    func renderDraft(document: Document, state: DocumentState, beforeAfter: Bool) throws -> Bitmap? {
         guard let base else { return nil }
         let k = _Preview.draftDivisor
         let dw = max(1, width / k), dh = max(1, height / k)
@@ -125,8 +125,7 @@ final class _Preview: @unchecked Sendable {
                 }
             }
         }
-        guard let jpeg = _encodeJPEG(out, quality: 80) else { return nil }
-        return (dw, dh, jpeg)
+        return out
     }
 
     /// Redraws the kept ink layers from the document's strokes when they changed.
@@ -193,15 +192,7 @@ final class _Preview: @unchecked Sendable {
 
     /// The RGBA bytes of a region of the frame, row after row (a raw frame for a page on loopback).
     func rawPixels(_ rect: Rect) -> [UInt8]? {
-        let r = rect.intersection(bounds)
-        if r.isEmpty { return nil }
-        let rowBytes = 4 * r.width
-        return [UInt8](unsafeUninitializedCapacity: rowBytes * r.height) { buffer, count in
-            for y in 0..<r.height {
-                memcpy(buffer.baseAddress! + y * rowBytes, frame.row(r.y + y) + 4 * r.x, rowBytes)
-            }
-            count = rowBytes * r.height
-        }
+        _rawBytes(frame, rect)
     }
 
     /// JPEG of a region of the frame (TurboJPEG straight from the frame buffer, no copy).
@@ -232,6 +223,20 @@ func _decodeCameraFrame(_ bytes: ArraySlice<UInt8>) -> Bitmap? {
     guard tjDecompress2(handle, data, UInt(data.count), b.baseAddress.assumingMemoryBound(to: UInt8.self), w, Int32(b.rowBytes), h,
                         Int32(TJPF_RGBA.rawValue), TJFLAG_FASTDCT) == 0 else { return nil }
     return b
+}
+
+/// The RGBA bytes of a region of an RGBA8 bitmap, row after row without padding; nil when the
+/// region is empty.
+func _rawBytes(_ b: Bitmap, _ rect: Rect) -> [UInt8]? {
+    let r = rect.intersection(Rect(width: b.width, height: b.height))
+    if r.isEmpty { return nil }
+    let rowBytes = 4 * r.width
+    return [UInt8](unsafeUninitializedCapacity: rowBytes * r.height) { buffer, count in
+        for y in 0..<r.height {
+            memcpy(buffer.baseAddress! + y * rowBytes, b.row(r.y + y) + 4 * r.x, rowBytes)
+        }
+        count = rowBytes * r.height
+    }
 }
 
 /// JPEG of a whole RGBA8 bitmap.

@@ -326,8 +326,12 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 for sample in list { PencilController.update(&p, mode: s.hold, sample: sample) }
                 liveAdjust = p
                 sendJSON(s, ["type": "label", "text": PencilController.label(p, mode: s.hold) ?? ""])
-                sendJSON(s, ["type": "pencil", "visible": phase != "up" && phase != "cancel", "x": last.x, "y": last.y,
-                             "altitude": last.altitude, "azimuth": last.azimuth])
+                // While it draws, the page moves the pencil from its own samples: only the stroke's
+                // start and end are worth a message (one less for the page to handle per batch).
+                if phase != "move" {
+                    sendJSON(s, ["type": "pencil", "visible": phase != "up" && phase != "cancel", "x": last.x, "y": last.y,
+                                 "altitude": last.altitude, "azimuth": last.azimuth])
+                }
                 refreshPictures(batch: batch, from: s)
             }
             if phase == "up" || phase == "cancel" {
@@ -540,7 +544,8 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 do {
                     let t0 = _now()
                     if p.base == nil { try p.update(document: self.document, state: st, beforeAfter: s.beforeAfter) }
-                    if let (_, _, jpeg) = try p.draftJPEG(document: self.document, state: st, beforeAfter: s.beforeAfter) {
+                    if let draft = try p.renderDraft(document: self.document, state: st, beforeAfter: s.beforeAfter),
+                       let jpeg = _encodeJPEG(draft, quality: 80) {
                         if _trace { self.log(String(format: "draft frame %d batch %d: %.1f ms (%d bytes)", s.sequence + 1, s.batch, _now() - t0, jpeg.count)) }
                         s.sequence += 1
                         if s.acks { s.unacknowledged += 1 }

@@ -1,10 +1,12 @@
 "use strict";
-// Pointer input on #canvas: every coalesced sample goes to the server, at most one batch per animation
-// frame ("down" and "up" immediately); predicted samples ride along and feed the provisional tail.
+// Pointer input on #canvas: every coalesced sample goes to the server, one batch per pointermove as the
+// browser delivers them (once per frame in Chromium and Safari; never more than one per 4 ms), "down" and
+// "up" immediately; predicted samples ride along and feed the provisional tail.
 // In the gallery the same pointer drags are swipes instead. Palm rejection drops touches in pen-only mode.
 (function (S) {
   const SWIPE_MIN_PX = 50;        // a swipe is a drag longer than this (CSS px)...
   const SWIPE_DOMINANCE = 1.5;    // ...along one axis by at least this factor over the other
+  const MIN_BATCH_INTERVAL_MS = 4; // pen batches at most 250 per second, whatever the browser delivers
 
   class PenInput {
     /**
@@ -20,14 +22,14 @@
       this.batchId = 0;         // page-wide, increasing; frames echo the highest batch they include
       this.active = null;       // the stroke in progress: {pointerId, stroke, pending, predicted, tracks, pencil}
       this.swipe = null;        // the gallery drag in progress: {pointerId, x0, y0, x, y}
-      // A frame's first moves go out at once (waiting for requestAnimationFrame cost ~5 ms of
-      // pen-to-pixels latency in Chromium, where pointermove already carries a frame's samples);
-      // moves arriving later in the same frame wait for the next one.
-      this.frameBusy = false;
-      this.nextFrame = S.util.frameScheduler(() => {
-        this.frameBusy = false;
-        if (this.active && this.active.pending.length) this.flushNow();
-      });
+      // Moves go out as soon as the browser delivers them: Chromium and Safari already deliver
+      // pointermove once per frame with that frame's samples coalesced, so a batch is a frame's
+      // worth of pen. Holding them for requestAnimationFrame instead cost 4-7 ms of pen-to-pixels
+      // latency for most samples (the frame clock and the input arrive out of phase). A browser
+      // that delivers moves faster is held to one batch per MIN_BATCH_INTERVAL_MS; what arrives
+      // in between goes out when the interval ends.
+      this.lastSend = -Infinity;
+      this.flushTimer = 0;
       this.listen();
     }
 
@@ -130,7 +132,18 @@
       a.pending.push(...samples);
       a.predicted = this.predictedSamples(event);
       this.followPencil(samples[samples.length - 1]);
-      if (!this.frameBusy) this.flushNow();
+      this.flushSoon();
+    }
+
+    /** Sends the pending moves now, or when MIN_BATCH_INTERVAL_MS has passed since the last batch. */
+    flushSoon() {
+      if (this.flushTimer) return;
+      const wait = this.lastSend + MIN_BATCH_INTERVAL_MS - performance.now();
+      if (wait <= 0) { this.flushNow(); return; }
+      this.flushTimer = setTimeout(() => {
+        this.flushTimer = 0;
+        if (this.active && this.active.pending.length) this.flushNow();
+      }, wait);
     }
 
     up(event, phase) {
@@ -149,19 +162,18 @@
       this.hooks.strokeEnded();
     }
 
-    /** Everything collected since the last message, in order; the next batch waits for the next frame. */
+    /** Everything collected since the last message, in order. */
     flushNow() {
       const a = this.active;
       const samples = a.pending;
       a.pending = [];
       this.send("move", samples, a.predicted);
-      this.frameBusy = true;
-      this.nextFrame();
     }
 
     send(phase, samples, predicted) {
       const a = this.active;
       const batch = ++this.batchId;
+      this.lastSend = performance.now();
       const sent = this.connection.send({ type: "pen", phase, stroke: a.stroke, batch, samples, predicted });
       if (!sent) return;
       if (a.tracks) S.stats.track(batch, samples.map((s) => s.t));
