@@ -7,8 +7,8 @@
 
   /**
    * Parses a binary server frame: "FRM1" + uint32 LE header length + header JSON + image bytes.
-   * Returns {header, blob} (an encoded image), {header, pixels} (raw RGBA rows, format "rgba"), or
-   * null when the bytes are not a frame.
+   * Returns {header, image, type} (encoded image bytes and their MIME type), {header, pixels} (raw
+   * RGBA rows, format "rgba"), or null when the bytes are not a frame.
    */
   function parseFrame(buffer) {
     if (buffer.byteLength < 8) return null;
@@ -24,13 +24,13 @@
       return { header, pixels };
     }
     const type = header.format === "png" ? "image/png" : "image/jpeg";
-    const blob = new Blob([bytes.subarray(8 + headerLength)], { type });
-    return { header, blob };
+    const image = bytes.subarray(8 + headerLength);
+    return { header, image, type };
   }
 
   class Connection {
     /**
-     * handlers: onOpen(isReconnect), onMessage(json), onFrame({header, blob}), onClose()
+     * handlers: onOpen(isReconnect), onMessage(json), onFrame({header, image, type} | {header, pixels}), onClose()
      */
     constructor(handlers) {
       this.handlers = handlers;

@@ -8,6 +8,28 @@
   const PENCIL_FADE_S = 0.25;
   const TAIL_TIMEOUT_MS = 600;   // an unconfirmed tail disappears at the latest this long after pen up
 
+  /**
+   * Decodes a frame's image into {source (for drawImage), width, height, close()}. Drafts go
+   * through WebCodecs' ImageDecoder where the browser has it: it reads the message's bytes
+   * directly, while createImageBitmap needs a Blob, which Chromium hands to its browser process
+   * and reads back, a round trip per frame (about 2 ms off Adjust's pen-to-pixels p50 here).
+   * Sharp frames keep createImageBitmap: its RGB decode (libjpeg-turbo's smooth chroma
+   * upsampling) lands closer to the server's pixels than a YUV VideoFrame drawn to a canvas.
+   */
+  async function decodeImage(frame) {
+    if (frame.header.draft && typeof ImageDecoder === "function") {
+      const decoder = new ImageDecoder({ data: frame.image, type: frame.type });
+      try {
+        const { image } = await decoder.decode();
+        return { source: image, width: image.displayWidth, height: image.displayHeight, close: () => image.close() };
+      } finally {
+        decoder.close();
+      }
+    }
+    const bitmap = await createImageBitmap(new Blob([frame.image], { type: frame.type }));
+    return { source: bitmap, width: bitmap.width, height: bitmap.height, close: () => bitmap.close() };
+  }
+
   class View {
     constructor({ onViewportChange }) {
       this.stage = document.getElementById("stage");
@@ -125,7 +147,7 @@
     drawFrame(frame) {
       const h = frame.header;
       if (frame.pixels) { this.drawRawFrame(frame); return; }
-      if (!frame.blob.size) {
+      if (!frame.image.length) {
         // An image-less frame only acknowledges pen batches that changed nothing on screen.
         this.drawChain = this.drawChain.then(() => {
           S.stats.frameDrawn(h.batch, performance.now());
@@ -136,22 +158,22 @@
       const preview = h.kind !== "camera";
       const full = preview && !(h.x || 0) && !(h.y || 0) && h.w === h.previewWidth && h.h === h.previewHeight;
       if (full) this.latestFull = Math.max(this.latestFull || 0, h.seq || 0);
-      const early = full ? null : createImageBitmap(frame.blob);
+      const early = full ? null : decodeImage(frame);
       this.drawChain = this.drawChain.then(async () => {
         const done = () => { if (preview) for (const listener of this.doneListeners) listener(h); };
         if (preview && (h.seq || 0) < (this.latestFull || 0)) {
-          if (early) early.then((b) => b.close && b.close(), () => {});
+          if (early) early.then((b) => b.close(), () => {});
           done();
           return;   // a newer full frame is on its way
         }
         let bitmap;
-        try { bitmap = await (early || createImageBitmap(frame.blob)); } catch (error) { console.warn("sfumato: undecodable frame", error); done(); return; }
+        try { bitmap = await (early || decodeImage(frame)); } catch (error) { console.warn("sfumato: undecodable frame", error); done(); return; }
         // Once decoded, a frame is drawn even if a newer one has arrived meanwhile: it is still
         // newer than what is on screen, and dropping it could starve the screen while a fast pen
         // keeps frames coming.
         if (h.kind === "camera") this.drawCameraFrame(h, bitmap);
         else this.drawPreviewFrame(h, bitmap);
-        if (bitmap.close) bitmap.close();
+        bitmap.close();
         done();
       });
     }
@@ -182,7 +204,7 @@
       }
       this.leaveDraft(header);
       const w = header.w || bitmap.width, h = header.h || bitmap.height;
-      this.ctx.drawImage(bitmap, header.x || 0, header.y || 0, w, h);
+      this.ctx.drawImage(bitmap.source, header.x || 0, header.y || 0, w, h);
       this.previewDrawn(header);
     }
 
@@ -193,7 +215,7 @@
     showDraft(bitmap) {
       const d = this.draftCanvas;
       if (d.width !== bitmap.width || d.height !== bitmap.height) { d.width = bitmap.width; d.height = bitmap.height; }
-      this.draftCtx.drawImage(bitmap, 0, 0);
+      this.draftCtx.drawImage(bitmap.source, 0, 0);
       d.hidden = false;
     }
 
@@ -238,7 +260,7 @@
         this.cameraCanvas.width = bitmap.width;
         this.cameraCanvas.height = bitmap.height;
       }
-      this.cameraCtx.drawImage(bitmap, 0, 0);
+      this.cameraCtx.drawImage(bitmap.source, 0, 0);
       S.stats.frameDrawn(header.batch, performance.now());
       for (const listener of this.cameraFrameListeners) listener(header);
     }
