@@ -327,6 +327,19 @@ struct GalleryFilterTests {
         // The app's disc is off-centre (its centre is 7.5, 7.5): row 0 holds no tap, row 14 does.
         #expect(disc.probe[7] == 1 && disc.probe[14 * 15 + 7] == 0)
         try checkNeighborhood("dilate disc", disc, images: GalleryImages.all) { at in extreme(at, 15, 15, disc.probe, max: true) }
+        // A flat probe whose rows are runs of unlike lengths and starts (the longest run does not
+        // start last, a single tap, an empty row): every length comes off the shared ladder.
+        let runs: [Double] = [0, 0, 0, 0, 0, 0, 0,
+                              1, 1, 1, 0, 1, 1, 1,
+                              1, 0, 0, 0, 0, 0, 1,
+                              1, 1, 1, 1, 0, 0, 0,
+                              1, 1, 1, 1, 1, 1, 1]
+        try checkNeighborhood("dilate runs", try Dilate(width: 7, height: 5, probe: runs), images: GalleryImages.all) { at in
+            extreme(at, 7, 5, runs, max: true)
+        }
+        try checkNeighborhood("erode runs", try Erode(width: 7, height: 5, probe: runs), images: GalleryImages.all) { at in
+            extreme(at, 7, 5, runs, max: false)
+        }
         let bumpy = (0..<25).map { Double(($0 * 7) % 5) / 20 }   // a general (non-flat) probe
         try checkNeighborhood("dilate bumpy", try Dilate(width: 5, height: 5, probe: bumpy), images: GalleryImages.all) { at in
             extreme(at, 5, 5, bumpy, max: true)

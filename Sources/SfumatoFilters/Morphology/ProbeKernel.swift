@@ -5,8 +5,11 @@ import SfumatoCore
 ///
 /// A flat probe (values 0 and 1 only) on 8-bit data is a shape: taps of 0 take part, taps of 1
 /// never win (a value in 0...1 minus 1 cannot beat the centre's value minus 0). Each probe row
-/// is then a run of taps, done as a horizontal running extreme per run length plus a vertical
-/// combination: a 15x15 disc costs about a dozen vector operations per pixel.
+/// is then a run of taps: the horizontal extremes of every run length come off one shared
+/// doubling ladder (`_horizontalExtremes`), and each output row takes the extreme of its probe
+/// rows' runs in one pass, sixteen bytes through all rows at a time. A 15x15 disc costs 8
+/// horizontal passes per input row and 14 taps per output byte group (6000x4000 RGBA on 2
+/// cores: 111-118 ms -> 60-74 ms against one running extreme per length and a pass per tap).
 struct _ProbeKernel: NeighborhoodKernel {
     let width: Int
     let height: Int
@@ -42,7 +45,10 @@ struct _ProbeKernel: NeighborhoodKernel {
     var cy: Int { height / 2 }
 
     var name: String { extreme == .max ? "dilate \(width)x\(height)" : "erode \(width)x\(height)" }
-    var detail: String { runs != nil ? "flat probe as \(Set(runs!.map(\.length)).count) run lengths + vertical combine" : "general probe" }
+    var detail: String {
+        guard let runs else { return "general probe" }
+        return "flat probe: \(Set(runs.filter { $0.length > 0 }.map(\.length)).count) run lengths off one doubling ladder, \(runs.filter { $0.length > 0 }.count) rows combined"
+    }
     var supportsBytes: Bool { true }
 
     func outputExtent(forInput e: Rect) -> Rect {
@@ -76,29 +82,24 @@ struct _ProbeKernel: NeighborhoodKernel {
             }
             return
         }
-        // Horizontal running extremes, one tile per distinct run length, over the ROI rows and
-        // the columns any run needs.
-        let minStart = runs.filter { $0.length > 0 }.map(\.start).min() ?? 0
-        let maxStart = runs.filter { $0.length > 0 }.map(\.start).max() ?? 0
-        let cols = Rect(x: out.x + minStart - cx, y: input.rect.y, width: out.width + maxStart - minStart, height: input.rect.height)
-        var byLength: [Int: ByteTile] = [:]
-        let tmp = scratch.buffer(of: UInt8.self, count: 4 * (cols.width + width) + 64)
-        for length in Set(runs.map(\.length)) where length > 0 {
-            let t = scratch.byteTile(cols)
-            for y in cols.y..<cols.maxY {
-                _Running.bytes(input.pointer(x: cols.x, y: y), t.row(y), count: cols.width, length: length, pixelBytes: 4, scratch: tmp, extreme)
-            }
-            byLength[length] = t
+        // Horizontal extremes of every run length the probe uses, one tile per length, over the
+        // ROI's rows and the columns that length's runs need.
+        var needed: [Int: (lo: Int, hi: Int)] = [:]
+        for run in runs where run.length > 0 {
+            let lo = out.x + run.start - cx, hi = lo + out.width
+            needed[run.length] = needed[run.length].map { (min($0.lo, lo), max($0.hi, hi)) } ?? (lo, hi)
         }
+        let lo = needed.values.map(\.lo).min() ?? out.x
+        let hi = needed.values.map(\.hi).max() ?? out.maxX
+        var byLength: [Int: ByteTile] = [:]
+        for length in needed.keys { byLength[length] = scratch.byteTile(Rect(x: lo, y: input.rect.y, width: hi - lo, height: input.rect.height)) }
+        _horizontalExtremes(input, needed, into: byLength, scratch: scratch, extreme)
         for y in out.y..<out.maxY {
             let d = output.row(y)
-            var first = true
-            for (i, run) in runs.enumerated() where run.length > 0 {
-                let t = byLength[run.length]!
-                let s = t.pointer(x: out.x + run.start - cx, y: y + i - cy)
-                if first { d.update(from: s, count: n); first = false } else { _Running.combine(d, s, d, n, extreme) }
+            let taps = runs.enumerated().filter { $0.element.length > 0 }.map { (i, run) in
+                UnsafePointer(byLength[run.length]!.pointer(x: out.x + run.start - cx, y: y + i - cy))
             }
-            if first { d.update(repeating: extreme == .max ? 0 : 255, count: n) }
+            if taps.isEmpty { d.update(repeating: extreme == .max ? 0 : 255, count: n) } else { _Running.combineAll(taps, d, n, extreme) }
         }
     }
 
@@ -119,6 +120,42 @@ struct _ProbeKernel: NeighborhoodKernel {
                     }
                 }
             }
+        }
+    }
+}
+
+/// For each run length L in `needed`, tile[L] at x = the extreme of input pixels x ..< x + L, for
+/// x in that length's columns. All lengths share one doubling ladder per row (spans 1, 2, 4, ...,
+/// each level one vector pass from the one below), and each length is then one more pass from
+/// the largest span p <= L: max(span p at x, span p at x + L - p). A 15x15 disc's five lengths
+/// cost 3 + 5 passes per row instead of 4-5 each.
+func _horizontalExtremes(_ input: ByteTile, _ needed: [Int: (lo: Int, hi: Int)], into tiles: [Int: ByteTile],
+                         scratch: TileScratch, _ e: _Extreme) {
+    guard let longest = needed.keys.max() else { return }
+    // Columns from the first one any length needs to the input's right edge.
+    let x0 = needed.values.map(\.lo).min()!
+    let available = input.rect.maxX - x0
+    var spans = [1]
+    while spans.last! * 2 <= longest { spans.append(spans.last! * 2) }
+    // levels[k] holds spans[k] at columns x0 ..< x0 + available - spans[k] + 1 (level 0 is the input).
+    let levels = spans.dropFirst().map { _ in scratch.buffer(of: UInt8.self, count: 4 * available + 16) }
+    for y in input.rect.y..<input.rect.maxY {
+        let row = UnsafePointer(input.pointer(x: x0, y: y))
+        var level: [UnsafePointer<UInt8>] = [row]
+        for k in 1..<spans.count {
+            let half = spans[k - 1]
+            let count = available - spans[k] + 1
+            _Running.combine(level[k - 1], level[k - 1] + 4 * half, levels[k - 1], 4 * count, e)
+            level.append(UnsafePointer(levels[k - 1]))
+        }
+        for (length, range) in needed {
+            var k = 0
+            while k + 1 < spans.count && spans[k + 1] <= length { k += 1 }
+            let p = spans[k]
+            let from = level[k] + 4 * (range.lo - x0)
+            let to = tiles[length]!.pointer(x: range.lo, y: y)
+            let n = 4 * (range.hi - range.lo)
+            if p == length { to.update(from: from, count: n) } else { _Running.combine(from, from + 4 * (length - p), to, n, e) }
         }
     }
 }

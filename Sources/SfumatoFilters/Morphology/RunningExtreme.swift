@@ -72,6 +72,33 @@ enum _Running {
         }
     }
 
+    /// out[i] = extreme of rows[0][i], rows[1][i], ... (at least one row): sixteen bytes at a
+    /// time through every row, so the partial result stays in a register instead of making a
+    /// round trip through memory per row.
+    static func combineAll(_ rows: [UnsafePointer<UInt8>], _ out: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme) {
+        rows.withUnsafeBufferPointer { r in
+            let count = r.count
+            var i = 0
+            while i + 16 <= n {
+                var v = UnsafeRawPointer(r[0]).loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                var k = 1
+                if e == .max {
+                    while k < count { v = _umax(v, UnsafeRawPointer(r[k]).loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)); k += 1 }
+                } else {
+                    while k < count { v = _umin(v, UnsafeRawPointer(r[k]).loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)); k += 1 }
+                }
+                UnsafeMutableRawPointer(out).storeBytes(of: v, toByteOffset: i, as: SIMD16<UInt8>.self)
+                i += 16
+            }
+            while i < n {
+                var v = r[0][i]
+                for k in 1..<count { v = e.pick(v, r[k][i]) }
+                out[i] = v
+                i += 1
+            }
+        }
+    }
+
     /// Float version: out[i] = extreme of in[i ..< i + length] (pixels).
     static func floats(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                        length: Int, scratch: UnsafeMutablePointer<SIMD4<Float>>, _ e: _Extreme) {
