@@ -264,12 +264,17 @@ class _PointExec: _Exec, @unchecked Sendable {
         let stride = _PointExec.tailSteps + 1
         let decode = SRGB.decodedByte
         let (c0, c1, c2, c3) = m.columns
-        // Row-wise coefficients, each broadcast over four pixels.
-        let m00 = SIMD4<Float>(repeating: c0.x), m01 = SIMD4<Float>(repeating: c1.x), m02 = SIMD4<Float>(repeating: c2.x), b0 = SIMD4<Float>(repeating: c3.x)
-        let m10 = SIMD4<Float>(repeating: c0.y), m11 = SIMD4<Float>(repeating: c1.y), m12 = SIMD4<Float>(repeating: c2.y), b1 = SIMD4<Float>(repeating: c3.y)
-        let m20 = SIMD4<Float>(repeating: c0.z), m21 = SIMD4<Float>(repeating: c1.z), m22 = SIMD4<Float>(repeating: c2.z), b2 = SIMD4<Float>(repeating: c3.z)
+        // Row-wise coefficients, each broadcast over four pixels, with the table's steps (and,
+        // for encoded bytes, the 1/255 of a level) folded in: a product is then directly in
+        // table steps.
+        let toSteps = linear ? n : n / 255
+        let m00 = SIMD4<Float>(repeating: c0.x * toSteps), m01 = SIMD4<Float>(repeating: c1.x * toSteps)
+        let m02 = SIMD4<Float>(repeating: c2.x * toSteps), b0 = SIMD4<Float>(repeating: c3.x * n)
+        let m10 = SIMD4<Float>(repeating: c0.y * toSteps), m11 = SIMD4<Float>(repeating: c1.y * toSteps)
+        let m12 = SIMD4<Float>(repeating: c2.y * toSteps), b1 = SIMD4<Float>(repeating: c3.y * n)
+        let m20 = SIMD4<Float>(repeating: c0.z * toSteps), m21 = SIMD4<Float>(repeating: c1.z * toSteps)
+        let m22 = SIMD4<Float>(repeating: c2.z * toSteps), b2 = SIMD4<Float>(repeating: c3.z * n)
         let t1 = t + stride, t2 = t + 2 * stride
-        @inline(__always) func level(_ v: UInt8) -> Float { linear ? decode[Int(v)] : Float(v) * (1 / 255) }
         @inline(__always) func put(_ o: UnsafeMutablePointer<UInt8>, _ a: UInt8, _ x: UInt8, _ y: UInt8, _ z: UInt8) {
             if a == 0 {
                 UnsafeMutableRawPointer(o).storeBytes(of: 0, as: UInt32.self)
@@ -286,17 +291,26 @@ class _PointExec: _Exec, @unchecked Sendable {
         // scalar (the fixed-point route below needs twelve). From the first quad with any
         // transparency, the rest of the run takes the general routes below, pixel by pixel.
         let src = UnsafeRawPointer(s), dst = UnsafeMutableRawPointer(d)
-        let byteMask = SIMD4<UInt32>(repeating: 0xFF), scale = SIMD4<Float>(repeating: n)
+        let byteMask = SIMD4<UInt32>(repeating: 0xFF)
+        // Bytes (or decoded levels) as floats; raw bytes need no scaling, the matrix has it.
         @inline(__always) func levels(_ c: SIMD4<UInt32>) -> SIMD4<Float> {
             if linear { return SIMD4(decode[Int(c.x)], decode[Int(c.y)], decode[Int(c.z)], decode[Int(c.w)]) }
-            return _float(fromSmallInts: unsafeBitCast(c, to: SIMD4<Int32>.self)) * (1 / 255)
+            return _float(fromSmallInts: unsafeBitCast(c, to: SIMD4<Int32>.self))
+        }
+        // A value in table steps -> the nearest step, clamped to 0...n, plus `offset`: adding
+        // 1.5 x 2^23 rounds to an integer in the mantissa, where the clamp is one maxps and one
+        // minps (a clamp before the rounding costs a compare and three logic operations more).
+        let magic = SIMD4<Float>(repeating: 12_582_912), top = SIMD4<Float>(repeating: 12_582_912 + n)
+        @inline(__always) func steps(_ v: SIMD4<Float>, _ offset: Int32) -> SIMD4<Int32> {
+            let clamped = _minps(_maxps(v + magic, magic), top)
+            return unsafeBitCast(clamped, to: SIMD4<Int32>.self) &- (0x4B40_0000 &- offset)
         }
         if tailIsRounding {
             // A plain rounding table: the levels are computed, twelve lookups fewer per quad.
             // (A loop of its own: a branch inside the table loop below cost it a third of its speed.)
             let step = SIMD4<Float>(repeating: Self.tailLevelStep)
             @inline(__always) func level(_ v: SIMD4<Float>) -> SIMD4<UInt32> {
-                unsafeBitCast(_roundedInts(_float(fromSmallInts: _roundedInts(v.bounded(0, 1) * scale)) * step), to: SIMD4<UInt32>.self)
+                unsafeBitCast(_roundedInts(_float(fromSmallInts: steps(v, 0)) * step), to: SIMD4<UInt32>.self)
             }
             while i + 4 <= count {
                 let p = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt32>.self)
@@ -315,17 +329,19 @@ class _PointExec: _Exec, @unchecked Sendable {
             let p = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt32>.self)
             if p.x & p.y & p.z & p.w < 0xFF00_0000 { break }
             let r = levels(p & byteMask), g = levels((p &>> 8) & byteMask), b = levels((p &>> 16) & byteMask)
-            let kr = _roundedInts((m00 * r + m01 * g + m02 * b + b0).bounded(0, 1) * scale)
-            let kg = _roundedInts((m10 * r + m11 * g + m12 * b + b1).bounded(0, 1) * scale)
-            let kb = _roundedInts((m20 * r + m21 * g + m22 * b + b2).bounded(0, 1) * scale)
             // The indices go through memory: twelve plain loads beat twelve lane extractions.
-            slots[0] = kr; slots[1] = kg &+ Int32(stride); slots[2] = kb &+ Int32(2 * stride)
-            @inline(__always) func pixel(_ lane: Int) -> UInt32 {
-                @inline(__always) func k(_ at: Int) -> Int { Int(indices.load(fromByteOffset: 4 * at, as: Int32.self)) }
-                return UInt32(t[k(lane)]) | UInt32(t[k(4 + lane)]) << 8 | UInt32(t[k(8 + lane)]) << 16 | 0xFF00_0000
-            }
-            let o = SIMD4<UInt32>(pixel(0), pixel(1), pixel(2), pixel(3))
-            dst.storeBytes(of: o, toByteOffset: 4 * i, as: SIMD4<UInt32>.self)
+            slots[0] = steps(m00 * r + m01 * g + m02 * b + b0, 0)
+            slots[1] = steps(m10 * r + m11 * g + m12 * b + b1, Int32(stride))
+            slots[2] = steps(m20 * r + m21 * g + m22 * b + b2, Int32(2 * stride))
+            // Opaque alpha first, one 16-byte store; then each looked-up byte straight to its place
+            // (assembling words in registers took a shift and an OR per byte more).
+            dst.storeBytes(of: SIMD4<UInt32>(repeating: 0xFF00_0000), toByteOffset: 4 * i, as: SIMD4<UInt32>.self)
+            let o = d + 4 * i
+            @inline(__always) func k(_ at: Int) -> Int { Int(indices.load(fromByteOffset: 4 * at, as: Int32.self)) }
+            o[0] = t[k(0)]; o[1] = t[k(4)]; o[2] = t[k(8)]
+            o[4] = t[k(1)]; o[5] = t[k(5)]; o[6] = t[k(9)]
+            o[8] = t[k(2)]; o[9] = t[k(6)]; o[10] = t[k(10)]
+            o[12] = t[k(3)]; o[13] = t[k(7)]; o[14] = t[k(11)]
             i += 4
         }
         if let f = tailFixed, linear == tailLinear {
@@ -351,14 +367,15 @@ class _PointExec: _Exec, @unchecked Sendable {
         }
         // Four pixels at a time, written out lane by lane (no dynamic lane indexing, which the
         // compiler turns into stores and reloads through memory).
+        @inline(__always) func raw(_ v: UInt8) -> Float { linear ? decode[Int(v)] : Float(v) }
         while i + 4 <= count {
             let p = s + 4 * i, o = d + 4 * i
-            let r = SIMD4<Float>(level(p[0]), level(p[4]), level(p[8]), level(p[12]))
-            let g = SIMD4<Float>(level(p[1]), level(p[5]), level(p[9]), level(p[13]))
-            let b = SIMD4<Float>(level(p[2]), level(p[6]), level(p[10]), level(p[14]))
-            let kr = _roundedInts((m00 * r + m01 * g + m02 * b + b0).bounded(0, 1) * n)
-            let kg = _roundedInts((m10 * r + m11 * g + m12 * b + b1).bounded(0, 1) * n)
-            let kb = _roundedInts((m20 * r + m21 * g + m22 * b + b2).bounded(0, 1) * n)
+            let r = SIMD4<Float>(raw(p[0]), raw(p[4]), raw(p[8]), raw(p[12]))
+            let g = SIMD4<Float>(raw(p[1]), raw(p[5]), raw(p[9]), raw(p[13]))
+            let b = SIMD4<Float>(raw(p[2]), raw(p[6]), raw(p[10]), raw(p[14]))
+            let kr = steps(m00 * r + m01 * g + m02 * b + b0, 0)
+            let kg = steps(m10 * r + m11 * g + m12 * b + b1, 0)
+            let kb = steps(m20 * r + m21 * g + m22 * b + b2, 0)
             put(o, p[3], t[Int(kr.x)], t1[Int(kg.x)], t2[Int(kb.x)])
             put(o + 4, p[7], t[Int(kr.y)], t1[Int(kg.y)], t2[Int(kb.y)])
             put(o + 8, p[11], t[Int(kr.z)], t1[Int(kg.z)], t2[Int(kb.z)])
@@ -367,8 +384,11 @@ class _PointExec: _Exec, @unchecked Sendable {
         }
         while i < count {
             let p = s + 4 * i
-            let c = SIMD4<Float>(level(p[0]), level(p[1]), level(p[2]), 1)
-            let k = _roundedInts((m * c).bounded(0, 1) * n)
+            let r = SIMD4<Float>(repeating: raw(p[0])), g = SIMD4<Float>(repeating: raw(p[1])), b = SIMD4<Float>(repeating: raw(p[2]))
+            let byRed: SIMD4<Float> = SIMD4(m00.x, m10.x, m20.x, 0) * r
+            let byGreen: SIMD4<Float> = SIMD4(m01.x, m11.x, m21.x, 0) * g
+            let byBlue: SIMD4<Float> = SIMD4(m02.x, m12.x, m22.x, 0) * b
+            let k = steps(byRed + byGreen + byBlue + SIMD4(b0.x, b1.x, b2.x, 0), 0)
             put(d + 4 * i, p[3], t[Int(k.x)], t1[Int(k.y)], t2[Int(k.z)])
             i += 1
         }
