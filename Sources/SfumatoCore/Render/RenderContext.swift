@@ -476,10 +476,12 @@ func _countByteHistogram(_ t: ByteTile, _ r: Rect, into h: inout Histogram) {
         while x + 4 <= r.width {
             let q = p.loadUnaligned(fromByteOffset: 4 * x, as: SIMD4<UInt32>.self)
             if q.x & q.y & q.z & q.w < 0xFF00_0000 { break }
+            // Wrapping adds: no overflow check and branch per count (a tile's counts stay far
+            // below 2^32): 91.5 -> 67.0 M instructions for a 1920x1280 equalization.
             @inline(__always) func count(_ set: UnsafeMutablePointer<UInt32>, _ u: UInt32) {
-                set[Int(u & 0xFF)] += 1
-                set[256 + Int((u >> 8) & 0xFF)] += 1
-                set[512 + Int((u >> 16) & 0xFF)] += 1
+                set[Int(u & 0xFF)] &+= 1
+                set[256 + Int((u >> 8) & 0xFF)] &+= 1
+                set[512 + Int((u >> 16) & 0xFF)] &+= 1
             }
             count(counts, q.x); count(c1, q.y); count(c2, q.z); count(c3, q.w)
             x += 4
