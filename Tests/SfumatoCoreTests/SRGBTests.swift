@@ -72,7 +72,7 @@ struct VectorMathTests {
         }
     }
 
-    @Test("minps, maxps, bounded and the saturating byte pack: values, NaN lanes and every Int16 edge")
+    @Test("minps, maxps, bounded, the saturating byte pack, pavgw and bytes x 256: values, NaN lanes, edges")
     func lanes() {
         let a = SIMD4<Float>(1, 5, .nan, -0), b = SIMD4<Float>(3, 3, 3, 0)
         let lo = _minps(a, b), hi = _maxps(a, b)
@@ -83,5 +83,11 @@ struct VectorMathTests {
         values += [-7, 9, 300, 42]
         let packed = _packedBytes(SIMD8(values[0..<8]), SIMD8(values[8..<16]))
         for (i, v) in values.enumerated() { #expect(Int(packed[i]) == min(max(Int(v), 0), 255), "lane \(i): \(v)") }
+        let x = SIMD8<UInt16>(0, 1, 2, 65535, 65535, 100, 7, 40000), y = SIMD8<UInt16>(0, 0, 3, 65535, 65534, 300, 8, 1)
+        let average = _average(x, y)
+        for i in 0..<8 { #expect(Int(average[i]) == (Int(x[i]) + Int(y[i]) + 1) / 2, "average lane \(i)") }
+        let bytes = SIMD16<UInt8>((0..<16).map { UInt8(truncatingIfNeeded: $0 * 17) })
+        let (low, high) = _bytesTimes256(bytes)
+        for i in 0..<8 { #expect(Int(low[i]) == Int(bytes[i]) * 256 && Int(high[i]) == Int(bytes[8 + i]) * 256) }
     }
 }

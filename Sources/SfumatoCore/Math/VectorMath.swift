@@ -57,6 +57,38 @@ public func _packedBytes(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD16<UInt8> 
     #endif
 }
 
+/// The rounded-up average (a + b + 1) / 2 of 16-bit lanes, without overflow; one `pavgw` on
+/// x86-64.
+///
+/// ```swift
+/// _average(SIMD8(repeating: 65535), SIMD8(repeating: 65534))   // 65535 in every lane
+/// ```
+@inlinable @inline(__always)
+public func _average(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
+    #if arch(x86_64)
+    return unsafeBitCast(_mm_avg_epu16(unsafeBitCast(a, to: __m128i.self), unsafeBitCast(b, to: __m128i.self)), to: SIMD8<UInt16>.self)
+    #else
+    return SIMD8<UInt16>(truncatingIfNeeded: (SIMD8<UInt32>(truncatingIfNeeded: a) &+ SIMD8<UInt32>(truncatingIfNeeded: b) &+ 1) &>> 1)
+    #endif
+}
+
+/// Sixteen bytes as two vectors of 16-bit lanes holding each byte times 256 (the byte in the
+/// high half): `punpcklbw` / `punpckhbw` against zero on x86-64, no shift.
+///
+/// ```swift
+/// _bytesTimes256(SIMD16(repeating: 3)).low   // 768 in every lane
+/// ```
+@inlinable @inline(__always)
+public func _bytesTimes256(_ v: SIMD16<UInt8>) -> (low: SIMD8<UInt16>, high: SIMD8<UInt16>) {
+    #if arch(x86_64)
+    let x = unsafeBitCast(v, to: __m128i.self), zero = _mm_setzero_si128()
+    return (unsafeBitCast(_mm_unpacklo_epi8(zero, x), to: SIMD8<UInt16>.self),
+            unsafeBitCast(_mm_unpackhi_epi8(zero, x), to: SIMD8<UInt16>.self))
+    #else
+    return (SIMD8<UInt16>(truncatingIfNeeded: v.lowHalf) &<< 8, SIMD8<UInt16>(truncatingIfNeeded: v.highHalf) &<< 8)
+    #endif
+}
+
 /// Converts integers in -2^22 ..< 2^22 to floats without a per-lane library call (the generic
 /// SIMD conversion is one). Public for the 8-bit kernels of other modules.
 ///

@@ -49,9 +49,10 @@ struct _GaussianKernel: NeighborhoodKernel {
     /// rows (which stay in cache from row to row) into one 16-bit row holding 8 fractional bits
     /// (value x 256), then the horizontal pass from that row, which never leaves L1. Symmetric
     /// taps are added first (at half scale, so the sum still fits 16 bits) and weighted once,
-    /// with one multiply-high (pmulhuw) per pair. Each pair truncates less than 1/128 of a level,
-    /// so for up to 61 taps a pass stays within 0.25 level of the float kernel before the final
-    /// rounding.
+    /// with one multiply-high (pmulhuw) per pair; the half-scale sums are averages (pavgw), exact
+    /// in the vertical pass and rounded in the horizontal one. Each pair truncates less than 1/128
+    /// of a level, so for up to 61 taps a pass stays within 0.25 level of the float kernel before
+    /// the final rounding.
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         let out = output.rect
         let r = radius
@@ -72,16 +73,20 @@ struct _GaussianKernel: NeighborhoodKernel {
             var i = 0
             // Sixteen values per step in two independent sums (the multiply-highs of one sum
             // wait on each other; two keep the vector units busy).
-            @inline(__always) func load16(_ p: UnsafeRawPointer, _ at: Int) -> SIMD8<UInt16> {
-                SIMD8<UInt16>(truncatingIfNeeded: p.loadUnaligned(fromByteOffset: at, as: SIMD8<UInt8>.self))
+            // Bytes go straight into the high halves of 16-bit lanes (value x 256, no shift), and
+            // a pair's (a + b) x 128 is the average of a x 256 and b x 256, exact since both are
+            // even: one pavgw instead of an add and a shift.
+            @inline(__always) func load256(_ p: UnsafeRawPointer, _ at: Int) -> (low: SIMD8<UInt16>, high: SIMD8<UInt16>) {
+                _bytesTimes256(p.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self))
             }
             while i &+ 16 <= wide {
-                var acc = _mulhi(load16(c, i) &<< 8, centre), acc2 = _mulhi(load16(c, i &+ 8) &<< 8, centre)
+                let cv = load256(c, i)
+                var acc = _mulhi(cv.low, centre), acc2 = _mulhi(cv.high, centre)
                 var k = 1
                 while k <= r {
-                    let a = rows[r &- k], b = rows[r &+ k], w = pairs[k]
-                    acc &+= _mulhi((load16(a, i) &+ load16(b, i)) &<< 7, w)
-                    acc2 &+= _mulhi((load16(a, i &+ 8) &+ load16(b, i &+ 8)) &<< 7, w)
+                    let a = load256(rows[r &- k], i), b = load256(rows[r &+ k], i), w = pairs[k]
+                    acc &+= _mulhi(_average(a.low, b.low), w)
+                    acc2 &+= _mulhi(_average(a.high, b.high), w)
                     k &+= 1
                 }
                 midRaw.storeBytes(of: acc, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
@@ -120,8 +125,9 @@ struct _GaussianKernel: NeighborhoodKernel {
                 var k = 1
                 while k <= r {
                     let w = pairs[k], o = 4 &* k
-                    acc &+= _mulhi((at(i &- o) &>> 1) &+ (at(i &+ o) &>> 1), w)
-                    acc2 &+= _mulhi((at(i &+ 8 &- o) &>> 1) &+ (at(i &+ 8 &+ o) &>> 1), w)
+                    // Half the pair's sum, rounded (pavgw): no overflow, no shifts.
+                    acc &+= _mulhi(_average(at(i &- o), at(i &+ o)), w)
+                    acc2 &+= _mulhi(_average(at(i &+ 8 &- o), at(i &+ 8 &+ o)), w)
                     k &+= 1
                 }
                 UnsafeMutableRawPointer(d + i).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: acc &>> 8), as: SIMD8<UInt8>.self)
@@ -134,7 +140,7 @@ struct _GaussianKernel: NeighborhoodKernel {
                 while k <= r {
                     let a = m.loadUnaligned(fromByteOffset: 2 &* (i &- 4 &* k), as: SIMD8<UInt16>.self)
                     let b = m.loadUnaligned(fromByteOffset: 2 &* (i &+ 4 &* k), as: SIMD8<UInt16>.self)
-                    acc &+= _mulhi((a &>> 1) &+ (b &>> 1), pairs[k])
+                    acc &+= _mulhi(_average(a, b), pairs[k])
                     k &+= 1
                 }
                 UnsafeMutableRawPointer(d + i).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: acc &>> 8), as: SIMD8<UInt8>.self)
@@ -144,7 +150,7 @@ struct _GaussianKernel: NeighborhoodKernel {
                 let j = i + 4 * r
                 var acc: UInt32 = 128 + (UInt32(mid[j]) * UInt32(fixed[0])) >> 16
                 for k in 1...r {
-                    let sum = UInt32(mid[j - 4 * k] >> 1) + UInt32(mid[j + 4 * k] >> 1)
+                    let sum = (UInt32(mid[j - 4 * k]) + UInt32(mid[j + 4 * k]) + 1) >> 1
                     acc += (sum * UInt32(pairs[k][0])) >> 16
                 }
                 d[i] = UInt8(min(acc >> 8, 255))
