@@ -79,6 +79,28 @@ struct _GaussianKernel: NeighborhoodKernel {
             @inline(__always) func load256(_ p: UnsafeRawPointer, _ at: Int) -> (low: SIMD8<UInt16>, high: SIMD8<UInt16>) {
                 _bytesTimes256(p.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self))
             }
+            // Thirty-two values per step where the row allows: the row pointers and the weight
+            // are loaded once for four sums.
+            while i &+ 32 <= wide {
+                let cv = load256(c, i), cv2 = load256(c, i &+ 16)
+                var acc = _mulhi(cv.low, centre), acc2 = _mulhi(cv.high, centre)
+                var acc3 = _mulhi(cv2.low, centre), acc4 = _mulhi(cv2.high, centre)
+                var k = 1
+                while k <= r {
+                    let pa = rows[r &- k], pb = rows[r &+ k], w = pairs[k]
+                    let a = load256(pa, i), b = load256(pb, i), a2 = load256(pa, i &+ 16), b2 = load256(pb, i &+ 16)
+                    acc &+= _mulhi(_average(a.low, b.low), w)
+                    acc2 &+= _mulhi(_average(a.high, b.high), w)
+                    acc3 &+= _mulhi(_average(a2.low, b2.low), w)
+                    acc4 &+= _mulhi(_average(a2.high, b2.high), w)
+                    k &+= 1
+                }
+                midRaw.storeBytes(of: acc, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
+                midRaw.storeBytes(of: acc2, toByteOffset: 2 &* (i &+ 8), as: SIMD8<UInt16>.self)
+                midRaw.storeBytes(of: acc3, toByteOffset: 2 &* (i &+ 16), as: SIMD8<UInt16>.self)
+                midRaw.storeBytes(of: acc4, toByteOffset: 2 &* (i &+ 24), as: SIMD8<UInt16>.self)
+                i &+= 32
+            }
             while i &+ 16 <= wide {
                 let cv = load256(c, i)
                 var acc = _mulhi(cv.low, centre), acc2 = _mulhi(cv.high, centre)
@@ -120,18 +142,39 @@ struct _GaussianKernel: NeighborhoodKernel {
             let m = UnsafeRawPointer(mid + 4 * r)
             i = 0
             @inline(__always) func at(_ j: Int) -> SIMD8<UInt16> { m.loadUnaligned(fromByteOffset: 2 &* j, as: SIMD8<UInt16>.self) }
-            while i &+ 16 <= n {
+            // The sums are value x 256 (at most 65535): shifted down they are bytes, packed two
+            // vectors to one store.
+            @inline(__always) func bytes(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD16<UInt8> {
+                _packedBytes(SIMD8<Int16>(truncatingIfNeeded: a &>> 8), SIMD8<Int16>(truncatingIfNeeded: b &>> 8))
+            }
+            // Thirty-two values per step, then sixteen: each weight is loaded once for all sums.
+            while i &+ 32 <= n {
                 var acc = _mulhi(at(i), centre) &+ 128, acc2 = _mulhi(at(i &+ 8), centre) &+ 128
+                var acc3 = _mulhi(at(i &+ 16), centre) &+ 128, acc4 = _mulhi(at(i &+ 24), centre) &+ 128
                 var k = 1
                 while k <= r {
                     let w = pairs[k], o = 4 &* k
                     // Half the pair's sum, rounded (pavgw): no overflow, no shifts.
                     acc &+= _mulhi(_average(at(i &- o), at(i &+ o)), w)
                     acc2 &+= _mulhi(_average(at(i &+ 8 &- o), at(i &+ 8 &+ o)), w)
+                    acc3 &+= _mulhi(_average(at(i &+ 16 &- o), at(i &+ 16 &+ o)), w)
+                    acc4 &+= _mulhi(_average(at(i &+ 24 &- o), at(i &+ 24 &+ o)), w)
                     k &+= 1
                 }
-                UnsafeMutableRawPointer(d + i).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: acc &>> 8), as: SIMD8<UInt8>.self)
-                UnsafeMutableRawPointer(d + i + 8).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: acc2 &>> 8), as: SIMD8<UInt8>.self)
+                UnsafeMutableRawPointer(d + i).storeBytes(of: bytes(acc, acc2), as: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(d + i + 16).storeBytes(of: bytes(acc3, acc4), as: SIMD16<UInt8>.self)
+                i &+= 32
+            }
+            while i &+ 16 <= n {
+                var acc = _mulhi(at(i), centre) &+ 128, acc2 = _mulhi(at(i &+ 8), centre) &+ 128
+                var k = 1
+                while k <= r {
+                    let w = pairs[k], o = 4 &* k
+                    acc &+= _mulhi(_average(at(i &- o), at(i &+ o)), w)
+                    acc2 &+= _mulhi(_average(at(i &+ 8 &- o), at(i &+ 8 &+ o)), w)
+                    k &+= 1
+                }
+                UnsafeMutableRawPointer(d + i).storeBytes(of: bytes(acc, acc2), as: SIMD16<UInt8>.self)
                 i &+= 16
             }
             while i &+ 8 <= n {
