@@ -395,7 +395,7 @@ class _PointExec: _Exec, @unchecked Sendable {
     }
 
     /// Applies the byte table to opaque or straight pixels (premultiplied partial alpha goes
-    /// through floats).
+    /// through floats). `s` and `d` must not overlap: an opaque quad's alpha is stored first.
     @inline(__always)
     private func mapBytes(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ count: Int,
                           premultipliedInput: Bool, premultipliedOutput: Bool) {
@@ -453,7 +453,8 @@ class _PointExec: _Exec, @unchecked Sendable {
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
         if kind == .byte && natural == .byte {
             let src = try input.produce(rect, .byte, w)
-            let out = src.isWritable ? src : w.buffer(.byte, rect)
+            // Never in place: mapBytes stores a quad's alpha before its looked-up colours.
+            let out = w.buffer(.byte, rect)
             let st = src.byteTile, ot = out.byteTile
             for y in rect.y..<rect.maxY {
                 mapBytes(st.row(y), ot.row(y), rect.width, premultipliedInput: true, premultipliedOutput: true)

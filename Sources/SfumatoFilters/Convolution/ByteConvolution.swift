@@ -3,7 +3,7 @@ import SfumatoCore
 /// 8-bit correlation in 16-bit integers, for kernels whose weights are small multiples of a
 /// power of two (the gallery's Laplacian, emboss, sharpen): every weight times 2^shift is a whole
 /// number and no partial sum can leave the Int16 range, so the result is exact up to the final
-/// rounding (half up), eight values (two pixels) per vector operation.
+/// rounding (half up), sixteen values (four pixels) per step, eight per vector operation.
 struct _IntegerKernel: Sendable {
     let width: Int
     let height: Int

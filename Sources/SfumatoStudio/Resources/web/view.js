@@ -18,12 +18,15 @@
    */
   async function decodeImage(frame) {
     if (frame.header.draft && typeof ImageDecoder === "function") {
-      const decoder = new ImageDecoder({ data: frame.image, type: frame.type });
+      let decoder = null;
       try {
+        decoder = new ImageDecoder({ data: frame.image, type: frame.type });
         const { image } = await decoder.decode();
         return { source: image, width: image.displayWidth, height: image.displayHeight, close: () => image.close() };
+      } catch (_) {
+        // A browser whose ImageDecoder cannot take this type: the Blob route below.
       } finally {
-        decoder.close();
+        if (decoder) decoder.close();
       }
     }
     const bitmap = await createImageBitmap(new Blob([frame.image], { type: frame.type }));
@@ -171,10 +174,15 @@
         // Once decoded, a frame is drawn even if a newer one has arrived meanwhile: it is still
         // newer than what is on screen, and dropping it could starve the screen while a fast pen
         // keeps frames coming.
-        if (h.kind === "camera") this.drawCameraFrame(h, bitmap);
-        else this.drawPreviewFrame(h, bitmap);
-        bitmap.close();
-        done();
+        try {
+          if (h.kind === "camera") this.drawCameraFrame(h, bitmap);
+          else this.drawPreviewFrame(h, bitmap);
+        } catch (error) {
+          console.warn("sfumato: frame not drawn", error);   // the chain goes on with the next frame
+        } finally {
+          bitmap.close();
+          done();
+        }
       });
     }
 
