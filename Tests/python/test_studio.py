@@ -1027,6 +1027,43 @@ def test_reload_and_restart_keep_everything(studio, run):
     run(reopened)
 
 
+def test_pen_batches_carry_every_sample_in_order_at_most_one_per_4_ms(studio, run):
+    """spec/INPUT.md: every coalesced sample is sent, batched. Moves go out as the browser delivers
+    them, but never two batches within 4 ms: a fast pen's moves that arrive in between wait."""
+    async def scenario(context):
+        tab = await Tab.open(context, studio.url)
+        await tab.mode("sketch")
+        await tab.keep_strokes(True)
+        await tab.page.evaluate("""() => {
+            const log = window.__penLog = [];
+            const send = window.Sfumato.Connection.prototype.send;
+            window.Sfumato.Connection.prototype.send = function (m) {
+                if (m.type === "pen") log.push({phase: m.phase, at: performance.now(), xs: m.samples.map((s) => s.x)});
+                return send.call(this, m);
+            };
+        }""")
+        to_client = await tab.mapper()
+        points = [to_client(*p) for p in horizontal(400, 1500, 700, 120)]
+        # As fast as CDP takes them, eight at a time: many pointermoves per frame.
+        await tab.pen.down(*points[0], force=0.5)
+        await tab.pen.moves(points[1:], chunk=8, force=0.5)
+        await tab.pen.up(*points[-1], force=0.5)
+        await tab.until("d => d.strokeCount === 1")
+        log = await tab.page.evaluate("() => window.__penLog")
+        tab.assert_no_page_errors()
+        return log
+
+    log = run(scenario)
+    assert [m["phase"] for m in log][0] == "down" and log[-1]["phase"] == "up"
+    xs = [x for m in log for x in m["xs"]]
+    assert len(xs) == 121, f"{len(xs)} samples sent for a down and 120 moves"
+    assert xs == sorted(xs), "samples out of order"
+    moves = [m for m in log if m["phase"] == "move"]
+    assert len(moves) >= 2
+    gaps = [b["at"] - a["at"] for a, b in zip(moves, moves[1:])]
+    assert min(gaps) >= 3.9, f"two pen batches {min(gaps):.2f} ms apart"
+
+
 def test_disconnect_mid_stroke_keeps_the_committed_samples(studio, run, photo_pixels):
     async def scenario(context):
         tab = await Tab.open(context, studio.url)

@@ -143,7 +143,7 @@
       this.flushTimer = setTimeout(() => {
         this.flushTimer = 0;
         if (this.active && this.active.pending.length) this.flushNow();
-      }, wait);
+      }, Math.ceil(wait));   // whole milliseconds: a timer rounded down could fire before the interval ends
     }
 
     up(event, phase) {
