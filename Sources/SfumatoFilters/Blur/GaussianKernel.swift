@@ -71,16 +71,15 @@ struct _GaussianKernel: NeighborhoodKernel {
             for k in -r...r { rows[k + r] = UnsafeRawPointer(input.pointer(x: out.x - r, y: y + k)) }
             let c = rows[r]
             var i = 0
-            // Sixteen values per step in two independent sums (the multiply-highs of one sum
-            // wait on each other; two keep the vector units busy).
             // Bytes go straight into the high halves of 16-bit lanes (value x 256, no shift), and
             // a pair's (a + b) x 128 is the average of a x 256 and b x 256, exact since both are
             // even: one pavgw instead of an add and a shift.
             @inline(__always) func load256(_ p: UnsafeRawPointer, _ at: Int) -> (low: SIMD8<UInt16>, high: SIMD8<UInt16>) {
                 _bytesTimes256(p.loadUnaligned(fromByteOffset: at, as: SIMD16<UInt8>.self))
             }
-            // Thirty-two values per step where the row allows: the row pointers and the weight
-            // are loaded once for four sums.
+            // Thirty-two values per step in four independent sums (the multiply-highs of one sum
+            // wait on each other; four keep the vector units busy, and the row pointers and the
+            // weight are loaded once for all of them); the row's last few values eight at a time.
             while i &+ 32 <= wide {
                 let cv = load256(c, i), cv2 = load256(c, i &+ 16)
                 var acc = _mulhi(cv.low, centre), acc2 = _mulhi(cv.high, centre)
@@ -100,20 +99,6 @@ struct _GaussianKernel: NeighborhoodKernel {
                 midRaw.storeBytes(of: acc3, toByteOffset: 2 &* (i &+ 16), as: SIMD8<UInt16>.self)
                 midRaw.storeBytes(of: acc4, toByteOffset: 2 &* (i &+ 24), as: SIMD8<UInt16>.self)
                 i &+= 32
-            }
-            while i &+ 16 <= wide {
-                let cv = load256(c, i)
-                var acc = _mulhi(cv.low, centre), acc2 = _mulhi(cv.high, centre)
-                var k = 1
-                while k <= r {
-                    let a = load256(rows[r &- k], i), b = load256(rows[r &+ k], i), w = pairs[k]
-                    acc &+= _mulhi(_average(a.low, b.low), w)
-                    acc2 &+= _mulhi(_average(a.high, b.high), w)
-                    k &+= 1
-                }
-                midRaw.storeBytes(of: acc, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
-                midRaw.storeBytes(of: acc2, toByteOffset: 2 &* (i &+ 8), as: SIMD8<UInt16>.self)
-                i &+= 16
             }
             while i &+ 8 <= wide {
                 let v = SIMD8<UInt16>(truncatingIfNeeded: c.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self)) &<< 8
@@ -147,7 +132,7 @@ struct _GaussianKernel: NeighborhoodKernel {
             @inline(__always) func bytes(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD16<UInt8> {
                 _packedBytes(SIMD8<Int16>(truncatingIfNeeded: a &>> 8), SIMD8<Int16>(truncatingIfNeeded: b &>> 8))
             }
-            // Thirty-two values per step, then sixteen: each weight is loaded once for all sums.
+            // Thirty-two values per step, each weight loaded once for all sums; the rest eight at a time.
             while i &+ 32 <= n {
                 var acc = _mulhi(at(i), centre) &+ 128, acc2 = _mulhi(at(i &+ 8), centre) &+ 128
                 var acc3 = _mulhi(at(i &+ 16), centre) &+ 128, acc4 = _mulhi(at(i &+ 24), centre) &+ 128
@@ -164,18 +149,6 @@ struct _GaussianKernel: NeighborhoodKernel {
                 UnsafeMutableRawPointer(d + i).storeBytes(of: bytes(acc, acc2), as: SIMD16<UInt8>.self)
                 UnsafeMutableRawPointer(d + i + 16).storeBytes(of: bytes(acc3, acc4), as: SIMD16<UInt8>.self)
                 i &+= 32
-            }
-            while i &+ 16 <= n {
-                var acc = _mulhi(at(i), centre) &+ 128, acc2 = _mulhi(at(i &+ 8), centre) &+ 128
-                var k = 1
-                while k <= r {
-                    let w = pairs[k], o = 4 &* k
-                    acc &+= _mulhi(_average(at(i &- o), at(i &+ o)), w)
-                    acc2 &+= _mulhi(_average(at(i &+ 8 &- o), at(i &+ 8 &+ o)), w)
-                    k &+= 1
-                }
-                UnsafeMutableRawPointer(d + i).storeBytes(of: bytes(acc, acc2), as: SIMD16<UInt8>.self)
-                i &+= 16
             }
             while i &+ 8 <= n {
                 var acc = _mulhi(m.loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self), centre) &+ 128
