@@ -9,11 +9,13 @@ import SfumatoDocument
 /// peers in one run without paying process start-up per sample:
 ///
 ///   load KEY PATH                    decode an image into memory          -> ok W H
+///   load-gray KEY PATH               decode, keep its luminance as Gray8   -> ok W H
 ///   bytes KEY PATH                   read a file's bytes into memory      -> ok N
 ///   decode KEY                       time decoding those bytes            -> ms T
 ///   encode-jpeg KEY Q                time JPEG encoding of an image       -> ms T
 ///   filter KEY WS OUT SPEC...        time rendering filters over an image -> ms T
-///       WS linear|none; OUT rgba8|float (float: input and output RGBA Float32)
+///       WS linear|none; OUT rgba8|float|gray (float: input and output RGBA Float32;
+///       gray: a load-gray image in, Gray8 out)
 ///       SPEC like the CLI's -f: NAME or NAME:key=value,...; `preset:SLUG` for gallery presets
 ///   explain KEY WS SPEC...           the render plan                      -> plan lines, then end
 ///   threads N                        threads for later renders            -> ok
@@ -25,6 +27,7 @@ import SfumatoDocument
 enum BenchServer {
     nonisolated(unsafe) static var images: [String: Bitmap] = [:]
     nonisolated(unsafe) static var floats: [String: Bitmap] = [:]
+    nonisolated(unsafe) static var grays: [String: Bitmap] = [:]
     nonisolated(unsafe) static var files: [String: [UInt8]] = [:]
     nonisolated(unsafe) static var threads = defaultThreadCount
     nonisolated(unsafe) static var fusion = true
@@ -59,6 +62,11 @@ enum BenchServer {
             images[a[0]] = b
             floats[a[0]] = try RenderContext().render(Image(bitmap: b), format: .rgbaFloat32, alpha: .premultiplied)
             reply("ok \(b.width) \(b.height)")
+        case "load-gray":
+            let b = try ImageIO.read(path: a[1]).bitmap
+            let context = RenderContext(options: .init(workingSpace: .none))
+            grays[a[0]] = try context.render(Image(bitmap: b), format: .gray8)
+            reply("ok \(b.width) \(b.height)")
         case "bytes":
             files[a[0]] = try ImageIO.readBytes(path: a[1])
             reply("ok \(files[a[0]]!.count)")
@@ -82,20 +90,21 @@ enum BenchServer {
             let key = command == "filter" ? a[0] : a[0]
             let ws = WorkingSpace(rawValue: a[1]) ?? .linear
             let float = command == "filter" && a[2] == "float"
+            let gray = command == "filter" ? a[2] == "gray" : grays[key] != nil
             let specs = Array(a.dropFirst(command == "filter" ? 3 : 2))
-            let source = float ? floats[key]! : images[key]!
+            let source = float ? floats[key]! : gray ? grays[key]! : images[key]!
             var recipe = Image(bitmap: source)
             for spec in specs { recipe = try apply(spec, to: recipe) }
             let context = RenderContext(options: .init(workingSpace: ws, threads: threads, fusion: fusion))
             if command == "explain" {
-                reply(try context.explain(recipe, rect: source.bounds))
+                reply(try context.explain(recipe, rect: source.bounds, format: gray ? .gray8 : .rgba8))
                 reply("end")
                 return
             }
             // The output is allocated inside the timed region, as the peers' are (and freed before
             // the next run, so a same-sized render may reuse its memory, as theirs could).
             let t0 = now()
-            let out = try context.render(recipe, rect: source.bounds, format: float ? .rgbaFloat32 : .rgba8,
+            let out = try context.render(recipe, rect: source.bounds, format: float ? .rgbaFloat32 : gray ? .gray8 : .rgba8,
                                          alpha: float ? .premultiplied : .straight)
             let ms = now() - t0
             withExtendedLifetime(out) {}

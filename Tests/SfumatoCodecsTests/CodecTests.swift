@@ -37,6 +37,37 @@ struct CodecTests {
         #expect(deepBack.bitmap == deep)
     }
 
+    @Test("Gray8 bitmaps encode as one-channel PNG (exact) and JPEG (close), and as RGB WebP")
+    func grayEncoding() throws {
+        let gray = try Bitmap(width: 61, height: 29, format: .gray8)
+        for y in 0..<29 { for x in 0..<61 { gray.row(y).storeBytes(of: UInt8((x * 4 + y * 3) % 256), toByteOffset: x, as: UInt8.self) } }
+        let expanded = try gray.expandedToRGBA8()
+        let png = try PNG.encode(gray)
+        #expect(try PNG.info(png).colorChannels == 1)
+        #expect(try PNG.decode(png).bitmap == expanded)
+        let deep = try PNG.encode(gray, options: EncodeOptions(pngBitDepth: 16))
+        #expect(try PNG.info(deep).bitsPerChannel == 16)
+        let deepBack = try PNG.decode(deep).bitmap
+        #expect(try RenderContext().render(Image(bitmap: deepBack)) == expanded)
+        let jpeg = try JPEG.encode(gray, options: EncodeOptions(quality: 95))
+        #expect(try ImageIO.info(bytes: jpeg).colorChannels == 1)
+        #expect(Pixels.psnr(try JPEG.decode(jpeg).bitmap, expanded) > 38)
+        let webp = try WebP.encode(gray, options: EncodeOptions(webpLossless: true))
+        #expect(try WebP.decode(webp).bitmap == expanded)
+        // Streaming writers take grey rows too.
+        let folder = try Fixtures.temporaryFolder("gray")
+        for format in [ImageFormat.png, .jpeg, .webp] {
+            let path = folder.appendingPathComponent("g.\(format)").path
+            let w = try ImageIO.makeWriter(path: path, format: format, width: 61, height: 29, hasAlpha: false, gray: true,
+                                           options: EncodeOptions(quality: 95, webpLossless: true))
+            try w.write(rows: gray.baseAddress, rowBytes: gray.rowBytes, count: 29)
+            try w.finish()
+            let back = try ImageIO.read(path: path)
+            #expect(back.info.colorChannels == (format == .webp ? 3 : 1))
+            #expect(Pixels.psnr(back.bitmap, expanded) > 38, "\(format)")
+        }
+    }
+
     @Test("decoders declare images without alpha opaque (no scan before each render); every write Sfumato makes forgets it")
     func declaredOpacity() throws {
         let noise = try Pixels.noise(40, 30, seed: 9)

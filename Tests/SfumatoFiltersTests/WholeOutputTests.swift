@@ -13,14 +13,18 @@ struct WholeOutputTests {
     /// inside whose neighbourhoods miss the edges, as well as the edge strips: one opaque (the
     /// 8-bit routes) and one with noisy alpha in its lower part (premultiplied, transparent and
     /// opaque pixels, in float).
-    static let sources: [Bitmap] = [false, true].map { withAlpha in
-        let photo = try! Fixtures.photo("chelsea.png")
-        let noise = try! Pixels.noise(151, 97, seed: 7, alpha: true)
-        return try! Pixels.make(151, 97) { x, y in
-            let p = photo.pixel(x: x * 2, y: y * 2)
-            return SIMD4(p.x, p.y, p.z, withAlpha && y >= 70 ? noise.pixel(x: x, y: y).w : 1)
+    static let sources: [Bitmap] = {
+        let colour = [false, true].map { withAlpha in
+            let photo = try! Fixtures.photo("chelsea.png")
+            let noise = try! Pixels.noise(151, 97, seed: 7, alpha: true)
+            return try! Pixels.make(151, 97) { x, y in
+                let p = photo.pixel(x: x * 2, y: y * 2)
+                return SIMD4(p.x, p.y, p.z, withAlpha && y >= 70 ? noise.pixel(x: x, y: y).w : 1)
+            }
         }
-    }
+        // And the opaque one as Gray8 (the grey routes).
+        return colour + [try! RenderContext(workingSpace: .none).render(Image(bitmap: colour[0]), format: .gray8)]
+    }()
 
     /// Renders `image` over `rect` into a zeroed bitmap and into one full of garbage; both must match.
     func expectWhole(_ label: String, _ image: Image, _ rect: Rect, _ ws: WorkingSpace, _ format: PixelFormat) throws {
@@ -35,13 +39,13 @@ struct WholeOutputTests {
     }
 
     /// Each source, over its extent and over a rectangle reaching past it on every side
-    /// (transparent there), in both working spaces, into 8-bit and float bitmaps.
+    /// (transparent there), in both working spaces, into 8-bit, float and grey bitmaps.
     func cases(_ body: (Image, Rect, WorkingSpace, PixelFormat) throws -> Void) throws {
         for source in Self.sources {
             let e = source.bounds
             for rect in [e, Rect(x: -6, y: -5, width: e.width + 13, height: e.height + 9)] {
                 for ws in [WorkingSpace.none, .linear] {
-                    for format in [PixelFormat.rgba8, .rgbaFloat32] { try body(Image(bitmap: source), rect, ws, format) }
+                    for format in [PixelFormat.rgba8, .rgbaFloat32, .gray8] { try body(Image(bitmap: source), rect, ws, format) }
                 }
             }
         }

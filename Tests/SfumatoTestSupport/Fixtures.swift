@@ -66,7 +66,7 @@ public enum Pixels {
     /// units (levels for 8-bit, values for float).
     public static func maxDifference(_ a: Bitmap, _ b: Bitmap) -> Float {
         precondition(a.width == b.width && a.height == b.height && a.format == b.format)
-        let scale: Float = a.format == .rgba8 ? 255 : (a.format == .rgba16 ? 65535 : 1)
+        let scale: Float = a.format.bitsPerChannel == 8 ? 255 : (a.format == .rgba16 ? 65535 : 1)
         var m: Float = 0
         for y in 0..<a.height {
             for x in 0..<a.width {
@@ -81,7 +81,7 @@ public enum Pixels {
     /// Mean absolute difference per channel (RGB) in stored units.
     public static func meanDifference(_ a: Bitmap, _ b: Bitmap) -> Double {
         precondition(a.width == b.width && a.height == b.height && a.format == b.format)
-        let scale: Float = a.format == .rgba8 ? 255 : (a.format == .rgba16 ? 65535 : 1)
+        let scale: Float = a.format.bitsPerChannel == 8 ? 255 : (a.format == .rgba16 ? 65535 : 1)
         var total = 0.0
         for y in 0..<a.height {
             for x in 0..<a.width {

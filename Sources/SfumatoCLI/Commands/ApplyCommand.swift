@@ -22,6 +22,10 @@ enum ApplyCommand {
           --working-space linear|none compute on linear light (default) or on the encoded values
           --quality Q                 JPEG/WebP quality 1...100 (default 90)
           --format jpeg|png|webp      output format (default: from the output name)
+          --gray                      work on the input's luminance, one grey channel, and
+                                      write a greyscale file (WebP: grey as RGB); with
+                                      --working-space none, convolution and morphology run
+                                      a byte a pixel
           --explain                   print the render plan (passes, fusion, tiles, threads)
           --no-fusion                 run each point filter as its own pass (for measuring)
           --threads N                 threads (default: all cores)
@@ -48,6 +52,7 @@ enum ApplyCommand {
         spec.value("--pixel-limit")
         spec.flag("--explain")
         spec.flag("--no-fusion")
+        spec.flag("--gray")
         spec.flag("--help", "-h")
         let a = try Arguments(args, spec: spec)
         if a.has("--help") { output.print(help); return }
@@ -101,27 +106,30 @@ enum ApplyCommand {
         }
 
         let options = DecodeOptions(pixelLimit: pixelLimit)
-        let (source, info) = try ImageIO.open(path: input, options: options)
+        let gray = a.has("--gray")
+        var (source, info) = try ImageIO.open(path: input, options: options)
+        let context = RenderContext(options: .init(workingSpace: workingSpace, threads: threads, fusion: !a.has("--no-fusion")))
+        if gray { source = Image(bitmap: try context.render(source, format: .gray8)) }
         let (recipe, filters) = try RecipeBuilder.build(steps, on: source, pixelLimit: pixelLimit)
         let rect = source.extent
-        let context = RenderContext(options: .init(workingSpace: workingSpace, threads: threads, fusion: !a.has("--no-fusion")))
 
         if a.has("--explain") {
-            let plan = try context.explain(recipe, rect: rect)
+            let plan = try context.explain(recipe, rect: rect, format: gray ? .gray8 : .rgba8)
             if outputPath == "-" { output.error(plan) } else { output.print(plan) }
         }
         guard let outputPath, let format else { return }
 
         let opaque = !info.hasAlpha && filters.allSatisfy(\.preservesOpacity)
-        let sixteen = format == .png && info.bitsPerChannel == 16
+        let sixteen = !gray && format == .png && info.bitsPerChannel == 16
+        let pixels: PixelFormat = gray ? .gray8 : sixteen ? .rgba16 : .rgba8
         if outputPath == "-" {
-            let bitmap = try context.render(recipe, rect: rect, format: sixteen ? .rgba16 : .rgba8)
+            let bitmap = try context.render(recipe, rect: rect, format: pixels)
             try writeFileAtomically(try ImageIO.encode(bitmap, format: format, options: encode), to: "-")
             return
         }
         let writer = try ImageIO.makeWriter(path: outputPath, format: format, width: rect.width, height: rect.height,
-                                            hasAlpha: !opaque, sixteenBit: sixteen, options: encode)
-        try context.render(recipe, rect: rect, format: sixteen ? .rgba16 : .rgba8, to: writer)
+                                            hasAlpha: !opaque, sixteenBit: sixteen, gray: gray, options: encode)
+        try context.render(recipe, rect: rect, format: pixels, to: writer)
         try writer.finish()
     }
 }

@@ -103,7 +103,7 @@ public enum ImageIO {
         return (Image(bitmap: decoded.bitmap), decoded.info)
     }
 
-    /// Encodes a bitmap (RGBA8; RGBA16 for 16-bit PNG) in a format.
+    /// Encodes a bitmap (RGBA8, or Gray8; RGBA16 for 16-bit PNG) in a format.
     public static func encode(_ bitmap: Bitmap, format: ImageFormat, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         switch format {
         case .jpeg: try JPEG.encode(bitmap, options: options)
@@ -121,19 +121,22 @@ public enum ImageIO {
         try writeFileAtomically(try encode(bitmap, format: f, options: options), to: path)
     }
 
-    /// A writer that takes straight RGBA8 rows (RGBA16 when `sixteenBit`) top to bottom and
-    /// produces the file when finished. JPEG and PNG stream; WebP collects the image first.
+    /// A writer that takes straight RGBA8 rows (RGBA16 when `sixteenBit`; one byte a pixel when
+    /// `gray`, written as a greyscale file) top to bottom and produces the file when finished.
+    /// JPEG and PNG stream; WebP collects the image first.
     public static func makeWriter(path: String, format: ImageFormat, width: Int, height: Int, hasAlpha: Bool,
-                                  sixteenBit: Bool = false, options: EncodeOptions = EncodeOptions()) throws -> any ImageFileWriter {
+                                  sixteenBit: Bool = false, gray: Bool = false,
+                                  options: EncodeOptions = EncodeOptions()) throws -> any ImageFileWriter {
         try options.validate()
         switch format {
         case .jpeg:
-            return try _JPEGFileWriter(path: path, width: width, height: height, options: options)
+            return try _JPEGFileWriter(path: path, width: width, height: height, gray: gray, options: options)
         case .png:
             return try _PNGWriter(path: path, width: width, height: height, sixteenBit: sixteenBit, alpha: hasAlpha,
-                                  options: options, inputSixteenBit: sixteenBit)
+                                  gray: gray, options: options, inputSixteenBit: sixteenBit)
         case .webp:
-            return try _CollectingWriter(path: path, width: width, height: height, format: format, options: options)
+            return try _CollectingWriter(path: path, width: width, height: height, format: format,
+                                         pixelFormat: gray ? .gray8 : .rgba8, options: options)
         }
     }
 }
@@ -146,8 +149,9 @@ final class _CollectingWriter: ImageFileWriter {
     let options: EncodeOptions
     private var row = 0
 
-    init(path: String, width: Int, height: Int, format: ImageFormat, options: EncodeOptions) throws {
-        bitmap = try Bitmap(width: width, height: height, format: .rgba8, alpha: .straight)
+    init(path: String, width: Int, height: Int, format: ImageFormat, pixelFormat: PixelFormat = .rgba8,
+         options: EncodeOptions) throws {
+        bitmap = try Bitmap(width: width, height: height, format: pixelFormat, alpha: .straight)
         self.path = path
         self.format = format
         self.options = options

@@ -4,12 +4,13 @@ import SfumatoCore
 
 extension JPEG {
     /// Encodes an RGBA8 bitmap (straight alpha, composited over `options.background` where not
-    /// opaque) with the TurboJPEG API.
+    /// opaque), or a Gray8 bitmap as a one-channel JPEG, with the TurboJPEG API.
     public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         try options.validate()
-        guard bitmap.format == .rgba8 else {
-            throw SfumatoError.unsupported("JPEG encoding takes RGBA8 bitmaps, not \(bitmap.format)")
+        guard bitmap.format == .rgba8 || bitmap.format == .gray8 else {
+            throw SfumatoError.unsupported("JPEG encoding takes RGBA8 or Gray8 bitmaps, not \(bitmap.format)")
         }
+        let gray = bitmap.format == .gray8
         var source = bitmap
         if !bitmap.isOpaque {
             source = try bitmap.copy()
@@ -22,13 +23,14 @@ extension JPEG {
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
-        let sampling: Int32 = switch options.chromaSubsampling {
+        let chroma: Int32 = switch options.chromaSubsampling {
         case .s444: Int32(TJSAMP_444.rawValue)
         case .s422: Int32(TJSAMP_422.rawValue)
         case .s420: Int32(TJSAMP_420.rawValue)
         }
+        let sampling = gray ? Int32(TJSAMP_GRAY.rawValue) : chroma
         let status = tjCompress2(handle, source.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(source.width),
-                                 Int32(source.rowBytes), Int32(source.height), Int32(TJPF_RGBA.rawValue),
+                                 Int32(source.rowBytes), Int32(source.height), Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGBA.rawValue),
                                  &output, &size, sampling, Int32(options.quality), TJFLAG_ACCURATEDCT)
         defer { if let output { tjFree(output) } }
         guard status == 0, let output else {
@@ -38,16 +40,18 @@ extension JPEG {
     }
 }
 
-/// Streams RGBA8 rows (straight alpha) into a JPEG file through libjpeg, written atomically.
+/// Streams RGBA8 rows (straight alpha), or grey rows when `gray`, into a JPEG file through
+/// libjpeg, written atomically.
 final class _JPEGFileWriter: ImageFileWriter {
     private let file: _AtomicFile
     private let e: UnsafeMutablePointer<sf_jpeg_encoder>
     private let width: Int
+    private let gray: Bool
     private let options: EncodeOptions
     private var flat: UnsafeMutablePointer<UInt8>
     private var finished = false
 
-    init(path: String, width: Int, height: Int, options: EncodeOptions) throws {
+    init(path: String, width: Int, height: Int, gray: Bool = false, options: EncodeOptions) throws {
         try options.validate()
         guard width <= 65500, height <= 65500 else {
             throw SfumatoError.tooLarge("\(path): JPEG cannot hold \(width)x\(height) (65500 pixels per side at most)")
@@ -56,9 +60,10 @@ final class _JPEGFileWriter: ImageFileWriter {
         guard let e = sf_jpeg_encoder_create() else { throw SfumatoError.io("cannot create a JPEG encoder") }
         self.e = e
         self.width = width
+        self.gray = gray
         self.options = options
         flat = .allocate(capacity: 4 * width * 16)
-        let status = sf_jpeg_start_compress(e, file.handle, Int32(width), Int32(height), 0, Int32(options.quality),
+        let status = sf_jpeg_start_compress(e, file.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
                                             Int32(options.chromaSubsampling.rawValue), nil, 0)
         if status != 0 {
             let message = String(cString: sf_jpeg_message(&e.pointee.err))
@@ -75,6 +80,12 @@ final class _JPEGFileWriter: ImageFileWriter {
     }
 
     func write(rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws {
+        if gray {
+            if sf_jpeg_write_rows(e, rows.assumingMemoryBound(to: UInt8.self), rowBytes, Int32(count)) != Int32(count) {
+                throw SfumatoError.io("\(file.path): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
+            }
+            return
+        }
         var done = 0
         while done < count {
             let n = min(16, count - done)

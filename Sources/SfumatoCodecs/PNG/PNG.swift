@@ -18,12 +18,15 @@ public enum PNG {
         return DecodedImage(bitmap: oriented, info: d.info)
     }
 
-    /// Encodes an RGBA8 or RGBA16 bitmap (straight alpha); the alpha channel is left out when
-    /// every pixel is opaque.
+    /// Encodes an RGBA8 or RGBA16 bitmap (straight alpha; the alpha channel is left out when
+    /// every pixel is opaque), or a Gray8 bitmap as a greyscale PNG.
     public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         try options.validate()
+        guard bitmap.format != .rgbaFloat32 else {
+            throw SfumatoError.unsupported("PNG encoding takes RGBA8, RGBA16 or Gray8 bitmaps, not \(bitmap.format)")
+        }
         let w = try _PNGWriter(path: nil, width: bitmap.width, height: bitmap.height, sixteenBit: bitmap.format == .rgba16,
-                               alpha: !bitmap.isOpaque, options: options)
+                               alpha: !bitmap.isOpaque, gray: bitmap.format == .gray8, options: options)
         try w.write(rows: bitmap.baseAddress, rowBytes: bitmap.rowBytes, count: bitmap.height)
         return try w.finishToBuffer()
     }
@@ -183,20 +186,23 @@ final class _PNGWriter: ImageFileWriter {
     private let sixteen: Bool
     private let alpha: Bool
     private let inputSixteen: Bool
+    private let gray: Bool
     private var row: UnsafeMutablePointer<UInt8>
     private var finished = false
     private let name: String
 
-    /// `alpha`: write RGBA (else RGB). Rows arrive as RGBA8, or RGBA16 when the bitmap is 16-bit.
-    init(path: String?, width: Int, height: Int, sixteenBit: Bool, alpha: Bool, options: EncodeOptions,
-         inputSixteenBit: Bool? = nil) throws {
+    /// `alpha`: write RGBA (else RGB). Rows arrive as RGBA8, or RGBA16 when the bitmap is 16-bit;
+    /// with `gray`, as one byte a pixel, written as greyscale (`alpha` and `sixteenBit` ignored).
+    init(path: String?, width: Int, height: Int, sixteenBit: Bool, alpha: Bool, gray: Bool = false,
+         options: EncodeOptions, inputSixteenBit: Bool? = nil) throws {
         name = path ?? "PNG"
         guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else { throw SfumatoError.io("cannot create a PNG encoder") }
         self.ctx = ctx
         self.width = width
+        self.gray = gray
         sixteen = sixteenBit || options.pngBitDepth == 16
-        inputSixteen = inputSixteenBit ?? sixteenBit
-        self.alpha = alpha
+        inputSixteen = !gray && (inputSixteenBit ?? sixteenBit)
+        self.alpha = alpha && !gray
         row = .allocate(capacity: width * 8)
         if let path {
             do { file = try _AtomicFile(path: path) } catch {
@@ -214,7 +220,8 @@ final class _PNGWriter: ImageFileWriter {
         ihdr.width = UInt32(width)
         ihdr.height = UInt32(height)
         ihdr.bit_depth = sixteen ? 16 : 8
-        ihdr.color_type = UInt8(alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
+        ihdr.color_type = UInt8(gray ? SPNG_COLOR_TYPE_GRAYSCALE.rawValue
+            : alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
         var status = spng_set_ihdr(ctx, &ihdr)
         if status == 0 {
             status = spng_encode_image(ctx, nil, 0, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_PROGRESSIVE.rawValue | SPNG_ENCODE_FINALIZE.rawValue))
@@ -235,7 +242,18 @@ final class _PNGWriter: ImageFileWriter {
         for r in 0..<count {
             let src = rows + r * rowBytes
             let length: Int
-            if sixteen {
+            if gray {
+                let s = src.assumingMemoryBound(to: UInt8.self)
+                if sixteen {
+                    // g * 257: both bytes of the sample are g, whatever the byte order.
+                    let d = UnsafeMutableRawPointer(row)
+                    for x in 0..<width { d.storeBytes(of: s[x], toByteOffset: 2 * x, as: UInt8.self); d.storeBytes(of: s[x], toByteOffset: 2 * x + 1, as: UInt8.self) }
+                    length = 2 * width
+                } else {
+                    row.update(from: s, count: width)
+                    length = width
+                }
+            } else if sixteen {
                 let d = UnsafeMutableRawPointer(row).assumingMemoryBound(to: UInt16.self)
                 if inputSixteen {
                     let s = src.assumingMemoryBound(to: UInt16.self)

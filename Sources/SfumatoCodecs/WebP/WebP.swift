@@ -65,11 +65,13 @@ public enum WebP {
         return DecodedImage(bitmap: oriented, info: info)
     }
 
-    /// Encodes an RGBA8 bitmap (straight alpha): lossy at `options.quality`, or lossless.
+    /// Encodes an RGBA8 bitmap (straight alpha): lossy at `options.quality`, or lossless. WebP
+    /// has no greyscale: a Gray8 bitmap is written as opaque RGB with R = G = B.
     public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         try options.validate()
+        if bitmap.format == .gray8 { return try encode(try bitmap.expandedToRGBA8(), options: options) }
         guard bitmap.format == .rgba8 else {
-            throw SfumatoError.unsupported("WebP encoding takes RGBA8 bitmaps, not \(bitmap.format)")
+            throw SfumatoError.unsupported("WebP encoding takes RGBA8 or Gray8 bitmaps, not \(bitmap.format)")
         }
         guard bitmap.width <= 16383, bitmap.height <= 16383 else {
             throw SfumatoError.tooLarge("WebP cannot hold \(bitmap.width)x\(bitmap.height) (16383 pixels per side at most)")

@@ -28,6 +28,10 @@ public enum SRGB {
         return l < 0 ? -v : v
     }
 
+    /// Rec. 709 luminance weights for R, G and B (alpha 0): what a ``PixelFormat/gray8`` bitmap
+    /// keeps of colour. `(SRGB.luminanceWeights * SIMD4(1, 0, 0, 1)).sum()` is 0.2126 for pure red.
+    public static let luminanceWeights = SIMD4<Float>(0.2126, 0.7152, 0.0722, 0)
+
     /// Linear value of each 8-bit level: `decodedByte[k] = decode(k / 255)`.
     public static var decodedByte: UnsafePointer<Float> { UnsafePointer(_SRGBTables.shared.decode8) }
 

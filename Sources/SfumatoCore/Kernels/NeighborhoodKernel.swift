@@ -21,13 +21,18 @@ public protocol NeighborhoodKernel: Sendable {
     var supportsBytes: Bool { get }
     /// Computes `output.rect` from `input` (which covers `regionOfInterest(for: output.rect)`).
     func apply(input: FloatTile, output: FloatTile, scratch: TileScratch) throws
-    /// The 8-bit variant, called only when ``supportsBytes`` is true.
+    /// Whether the 8-bit variant also takes grey tiles (``ByteTile/channels`` 1, no alpha), so a
+    /// ``PixelFormat/gray8`` source renders a byte a pixel through this kernel.
+    var supportsGray: Bool { get }
+    /// The 8-bit variant, called only when ``supportsBytes`` is true (and on grey tiles only
+    /// when ``supportsGray`` is).
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws
 }
 
 extension NeighborhoodKernel {
     public func regionOfInterest(for output: Rect, bytes: Bool) -> Rect { regionOfInterest(for: output) }
     public var supportsBytes: Bool { false }
+    public var supportsGray: Bool { false }
     public var detail: String { "" }
     public func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         throw SfumatoError.unsupported("\(name) has no 8-bit implementation")
@@ -61,9 +66,10 @@ public final class TileScratch {
         return b.floatTile
     }
 
-    /// An uninitialised byte tile covering `rect`, valid until the kernel returns.
-    public func byteTile(_ rect: Rect) -> ByteTile {
-        let b = _PixelBuffer(kind: .byte, rect: rect, pool: pool)
+    /// An uninitialised byte tile covering `rect` (`channels` 4 for RGBA, 1 for grey), valid
+    /// until the kernel returns.
+    public func byteTile(_ rect: Rect, channels: Int = 4) -> ByteTile {
+        let b = _PixelBuffer(kind: channels == 1 ? .gray : .byte, rect: rect, pool: pool)
         held.append(b)
         return b.byteTile
     }

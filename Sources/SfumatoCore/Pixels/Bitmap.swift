@@ -91,10 +91,15 @@ public final class Bitmap: @unchecked Sendable {
             return SIMD4(Float(b[0]), Float(b[1]), Float(b[2]), Float(b[3])) / 65535
         case .rgbaFloat32:
             return p.assumingMemoryBound(to: SIMD4<Float>.self)[x]
+        case .gray8:
+            let g = Float(p.load(fromByteOffset: x, as: UInt8.self)) / 255
+            return SIMD4(g, g, g, 1)
         }
     }
 
-    /// Writes a pixel from four floats (0...1 for integer formats; clamped and rounded).
+    /// Writes a pixel from four floats (0...1 for integer formats; clamped and rounded). A
+    /// ``PixelFormat/gray8`` pixel keeps the luminance of R, G and B (``SRGB/luminanceWeights``
+    /// on the values as given); alpha is ignored.
     public func setPixel(x: Int, y: Int, _ value: SIMD4<Float>) {
         precondition(bounds.contains(x: x, y: y), "pixel (\(x), \(y)) outside \(width)x\(height)")
         _declaredOpaque = false
@@ -108,6 +113,9 @@ public final class Bitmap: @unchecked Sendable {
             for c in 0..<4 { b[c] = UInt16(max(0, min(65535, (value[c] * 65535).rounded()))) }
         case .rgbaFloat32:
             p.assumingMemoryBound(to: SIMD4<Float>.self)[x] = value
+        case .gray8:
+            let y = (value * SRGB.luminanceWeights).sum()
+            p.storeBytes(of: UInt8(max(0, min(255, (y * 255).rounded()))), toByteOffset: x, as: UInt8.self)
         }
     }
 
@@ -168,6 +176,7 @@ public final class Bitmap: @unchecked Sendable {
 
     /// Whether every pixel of rows `rows` has alpha 1.
     private func _rowsAreOpaque(_ rows: Range<Int>) -> Bool {
+        if format == .gray8 { return true }
         for y in rows {
             let p = row(y)
             switch format {
@@ -190,6 +199,8 @@ public final class Bitmap: @unchecked Sendable {
             case .rgbaFloat32:
                 let b = p.assumingMemoryBound(to: Float.self)
                 for x in 0..<width where b[4 * x + 3] != 1 { return false }
+            case .gray8:
+                return true
             }
         }
         return true

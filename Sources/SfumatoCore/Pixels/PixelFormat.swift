@@ -1,4 +1,5 @@
-/// How one pixel of a ``Bitmap`` is stored: always four channels, R G B A, in that order.
+/// How one pixel of a ``Bitmap`` is stored: four channels, R G B A, in that order, or one grey
+/// channel.
 public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible {
     /// 8 bits per channel, 4 bytes a pixel.
     case rgba8
@@ -6,6 +7,11 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
     case rgba16
     /// 32-bit float per channel, 16 bytes a pixel; values may lie outside 0...1.
     case rgbaFloat32
+    /// One 8-bit grey channel, 1 byte a pixel, always opaque: a pixel of value g reads as
+    /// RGBA (g, g, g, 1). Colour written to it keeps its luminance (Rec. 709 weights in the working
+    /// space; premultiplied colour, so partial alpha lands over black). In the `.none` working
+    /// space, filters with a grey kernel (convolution, morphology, Sobel) run on it a byte a pixel.
+    case gray8
 
     /// Bytes one pixel takes.
     public var bytesPerPixel: Int {
@@ -13,17 +19,22 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
         case .rgba8: 4
         case .rgba16: 8
         case .rgbaFloat32: 16
+        case .gray8: 1
         }
     }
 
+    /// Stored channels a pixel: 4, or 1 for ``gray8``.
+    public var channels: Int { self == .gray8 ? 1 : 4 }
+
     /// Bits per channel (8, 16 or 32).
-    public var bitsPerChannel: Int { bytesPerPixel * 2 }
+    public var bitsPerChannel: Int { 8 * bytesPerPixel / channels }
 
     public var description: String {
         switch self {
         case .rgba8: "RGBA8"
         case .rgba16: "RGBA16"
         case .rgbaFloat32: "RGBA Float32"
+        case .gray8: "Gray8"
         }
     }
 }

@@ -72,16 +72,28 @@ class _Exec: @unchecked Sendable {
     /// Renders `rect` into the destination. Executors that can fuse the final encoding into their
     /// own pass override this.
     func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
-        let kind: TileKind = (natural == .byte && d.format == .rgba8) ? .byte : .float
-        let b = try produce(rect, kind, w)
+        let b = try produce(rect, _Exec.storeKind(natural, d.format), w)
         _Exec.write(b, rows: rect, into: d, w)
+    }
+
+    /// The tile kind to render in for a destination format: 8-bit tiles only where the
+    /// destination keeps 8 bits (grey tiles go to grey or, expanded, to RGBA8).
+    static func storeKind(_ natural: TileKind, _ format: PixelFormat) -> TileKind {
+        switch (natural, format) {
+        case (.byte, .rgba8), (.gray, .rgba8): .byte
+        case (.gray, .gray8): .gray
+        default: .float
+        }
     }
 
     /// Converts a working tile's rows into the destination.
     static func write(_ b: _PixelBuffer, rows rect: Rect, into d: _Destination, _ w: _Worker) {
         for y in rect.y..<rect.maxY {
             let out = d.row(y) + (rect.x - d.rect.x) * d.format.bytesPerPixel
-            if b.kind == .byte {
+            if b.kind == .gray {
+                precondition(d.format == .gray8, "grey tiles are written only to grey")
+                memcpy(out, b.byteTile.pointer(x: rect.x, y: y), rect.width)
+            } else if b.kind == .byte {
                 let src = b.byteTile.pointer(x: rect.x, y: y)
                 _Convert.storeBytes(src, rect.width, premultiplied: d.alpha == .premultiplied,
                                     out.assumingMemoryBound(to: UInt8.self))
@@ -106,6 +118,9 @@ func _storeFloatRow(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, into d: _D
     case .rgbaFloat32:
         _Convert.storeFloat(src, count, workingEncoding: w.workingSpace.encoding, encoding: d.encoding,
                             premultiplied: d.alpha == .premultiplied, out.assumingMemoryBound(to: SIMD4<Float>.self))
+    case .gray8:
+        _Convert.storeGray8(src, count, workingEncoding: w.workingSpace.encoding, encoding: d.encoding,
+                            out.assumingMemoryBound(to: UInt8.self))
     }
 }
 
@@ -113,11 +128,16 @@ func _storeFloatRow(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, into d: _D
 func _convert(_ b: _PixelBuffer, to kind: TileKind, _ w: _Worker) -> _PixelBuffer {
     if b.kind == kind { return b }
     let out = w.buffer(kind, b.rect)
+    let n = b.rect.width
     for y in b.rect.y..<b.rect.maxY {
-        if kind == .float {
-            _Convert.bytesToFloats(b.byteTile.row(y), b.rect.width, out.floatTile.row(y))
-        } else {
-            _Convert.floatsToBytes(b.floatTile.row(y), b.rect.width, out.byteTile.row(y))
+        switch (b.kind, kind) {
+        case (.byte, .float): _Convert.bytesToFloats(b.byteTile.row(y), n, out.floatTile.row(y))
+        case (.float, .byte): _Convert.floatsToBytes(b.floatTile.row(y), n, out.byteTile.row(y))
+        case (.gray, .byte): _Convert.grayToBytes(b.byteTile.row(y), n, out.byteTile.row(y))
+        case (.gray, .float): _Convert.loadGray8(b.byteTile.row(y), n, encoding: .srgb, workingEncoding: .srgb, out.floatTile.row(y))
+        case (.byte, .gray): _Convert.bytesToGray(b.byteTile.row(y), n, out.byteTile.row(y))
+        case (.float, .gray): _Convert.storeGray8(b.floatTile.row(y), n, workingEncoding: .srgb, encoding: .srgb, out.byteTile.row(y))
+        default: preconditionFailure("no conversion from \(b.kind) to \(kind)")
         }
     }
     return out
@@ -126,7 +146,7 @@ func _convert(_ b: _PixelBuffer, to kind: TileKind, _ w: _Worker) -> _PixelBuffe
 /// Copies `rect` (inside both) from one tile to another of the same kind.
 func _copy(_ from: _PixelBuffer, _ to: _PixelBuffer, _ rect: Rect) {
     precondition(from.kind == to.kind)
-    let bpp = from.kind == .float ? 16 : 4
+    let bpp = from.kind.bytesPerPixel
     for y in rect.y..<rect.maxY {
         let s: UnsafeMutableRawPointer, d: UnsafeMutableRawPointer
         if from.kind == .float {
@@ -169,10 +189,14 @@ struct _StoredLayout {
         case .rgbaFloat32:
             _Convert.loadFloat(p.assumingMemoryBound(to: SIMD4<Float>.self), count, encoding: encoding,
                                premultiplied: alpha == .premultiplied, workingEncoding: w.workingSpace.encoding, dst)
+        case .gray8:
+            _Convert.loadGray8(p.assumingMemoryBound(to: UInt8.self), count, encoding: encoding,
+                               workingEncoding: w.workingSpace.encoding, dst)
         }
     }
 
-    /// Fills tile `out` (covering `rect`) from stored rows, transparent outside `extent`.
+    /// Fills tile `out` (covering `rect`) from stored rows, transparent outside `extent`. A grey
+    /// tile comes only from grey rows; 8-bit RGBA tiles from RGBA8 or grey rows.
     func fill(_ out: _PixelBuffer, extent: Rect, _ w: _Worker,
               rows: (Rect, (Int, UnsafeRawPointer) throws -> Void) throws -> Void) throws {
         let rect = out.rect
@@ -180,8 +204,14 @@ struct _StoredLayout {
         if inside != rect { out.zero() }
         if inside.isEmpty { return }
         let offset = (inside.x - extent.x) * format.bytesPerPixel
+        precondition(out.kind != .gray || format == .gray8, "grey tiles come from grey rows")
         try rows(inside) { y, p in
-            if out.kind == .byte {
+            if out.kind == .gray {
+                memcpy(out.byteTile.pointer(x: inside.x, y: y), p + offset, inside.width)
+            } else if out.kind == .byte && format == .gray8 {
+                _Convert.grayToBytes((p + offset).assumingMemoryBound(to: UInt8.self), inside.width,
+                                     out.byteTile.pointer(x: inside.x, y: y))
+            } else if out.kind == .byte {
                 _Convert.loadBytes((p + offset).assumingMemoryBound(to: UInt8.self), inside.width,
                                    premultiplied: alpha == .premultiplied, opaque: opaque,
                                    out.byteTile.pointer(x: inside.x, y: y))
@@ -199,12 +229,14 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
 
     init(_ bitmap: Bitmap, _ ws: WorkingSpace, threads: Int) {
         self.bitmap = bitmap
-        let opaque = bitmap.format == .rgba8 && bitmap.alpha == .straight ? bitmap._isOpaque(threads: threads) : false
+        let opaque = bitmap.format == .gray8
+            || (bitmap.format == .rgba8 && bitmap.alpha == .straight ? bitmap._isOpaque(threads: threads) : false)
         layout = _StoredLayout(format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha, opaque: opaque)
         // 8-bit tiles only for opaque (or already premultiplied) data: premultiplying straight
         // 8-bit colour would round away precision that the float path keeps.
         let byte = ws == .none && bitmap.format == .rgba8 && (opaque || bitmap.alpha == .premultiplied)
-        super.init(extent: bitmap.bounds, natural: byte ? .byte : .float, children: [])
+        let gray = ws == .none && bitmap.format == .gray8 && bitmap.encoding == .srgb
+        super.init(extent: bitmap.bounds, natural: gray ? .gray : (byte ? .byte : .float), children: [])
     }
 
     var hasStraightBytes: Bool { bitmap.format == .rgba8 && (bitmap.alpha == .straight || layout.opaque) }
@@ -218,6 +250,12 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
             && (bitmap.alpha == .premultiplied || layout.opaque) {
             let p = bitmap.row(rect.y) + rect.x * 4
             return _PixelBuffer(kind: .byte, rect: rect, view: p, stride: bitmap.width, keepAlive: bitmap)
+        }
+        if kind == .gray && natural == .gray && extent.contains(rect) {
+            return _PixelBuffer(kind: .gray, rect: rect, view: bitmap.row(rect.y) + rect.x, stride: bitmap.width, keepAlive: bitmap)
+        }
+        if kind == .gray && bitmap.format != .gray8 {
+            return _convert(try produce(rect, .float, w), to: .gray, w)
         }
         if kind == .float && bitmap.format == .rgbaFloat32 && bitmap.alpha == .premultiplied
             && bitmap.encoding == w.workingSpace.encoding && extent.contains(rect) {
@@ -322,7 +360,7 @@ final class _ClampExec: _Exec, @unchecked Sendable {
         let x0 = cx(rect.x), x1 = cx(rect.maxX - 1), y0 = cy(rect.y), y1 = cy(rect.maxY - 1)
         let src = try input.produce(Rect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1), kind, w)
         let out = w.buffer(kind, rect)
-        let bpp = kind == .float ? 16 : 4
+        let bpp = kind.bytesPerPixel
         // Columns of the output that fall inside the input's x range copy directly.
         let midX0 = max(rect.x, e.x), midX1 = min(rect.maxX, e.maxX)
         for y in rect.y..<rect.maxY {
@@ -377,17 +415,25 @@ final class _TranslateExec: _Exec, @unchecked Sendable {
 final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     let input: _Exec
     let kernel: any NeighborhoodKernel
+    /// Whether the kernel runs on 8-bit tiles (RGBA, or grey when `useGray`).
     let useBytes: Bool
+    /// Whether it runs on grey tiles, a byte a pixel (a grey source and a kernel that takes grey);
+    /// a grey source through a kernel without grey runs on RGBA bytes, expanded exactly.
+    let useGray: Bool
+    /// The kind the input is read as.
+    let inputKind: TileKind
 
     init(_ input: _Exec, _ kernel: any NeighborhoodKernel, extent: Rect) {
         self.input = input
         self.kernel = kernel
-        useBytes = kernel.supportsBytes && input.natural == .byte
-        super.init(extent: extent, natural: useBytes ? .byte : .float, children: [input])
+        useBytes = kernel.supportsBytes && (input.natural == .byte || input.natural == .gray)
+        useGray = useBytes && kernel.supportsGray && input.natural == .gray
+        inputKind = useGray ? .gray : (useBytes ? .byte : .float)
+        super.init(extent: extent, natural: inputKind, children: [input])
     }
 
     override var explanation: String {
-        "\(kernel.name)\(kernel.detail.isEmpty ? "" : " (\(kernel.detail))") on \(useBytes ? "8-bit" : "float") tiles"
+        "\(kernel.name)\(kernel.detail.isEmpty ? "" : " (\(kernel.detail))") on \(useGray ? "8-bit grey" : useBytes ? "8-bit" : "float") tiles"
     }
 
     /// Pixels whose neighbourhood reaches past the input's edge (where the kernel meets
@@ -395,9 +441,12 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// to the output: 8-bit premultiplied values would lose precision there. Only those pixels:
     /// a tile on the border is split into the part whose neighbourhood stays inside (8-bit) and
     /// the strips along the edge (float), so a border costs its few rows, not whole tiles.
+    /// Grey into a grey destination needs no split: grey has no alpha, and transparent black
+    /// beyond the edge stored as grey is black, what the grey kernel reads there.
     override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
         let roi = kernel.regionOfInterest(for: rect, bytes: useBytes)
-        if useBytes && !input.extent.isInfinite && !input.extent.contains(roi) {
+        let grayToGray = useGray && d.format == .gray8
+        if useBytes && !grayToGray && !input.extent.isInfinite && !input.extent.contains(roi) {
             // Outputs whose neighbourhood lies inside the input: the input inset by the margins
             // the kernel reads beyond an output rectangle.
             let e = input.extent
@@ -423,11 +472,14 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// tile to fill and copy out): premultiplied as the kernel leaves them, then made straight in
     /// place where the destination wants it (opaque pixels are the same either way).
     private func storeBytes(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
-        guard useBytes, d.format == .rgba8, d.rowBytes % 4 == 0 else { return try super.store(rect, into: d, w) }
-        let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: true), .byte, w)
+        let kind: TileKind? = d.format == .gray8 ? .gray : d.format == .rgba8 ? .byte : nil
+        guard useBytes, let kind, kind == inputKind, d.rowBytes % kind.bytesPerPixel == 0 else { return try super.store(rect, into: d, w) }
+        let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: true), kind, w)
         defer { w.scratch.releaseAll() }
-        let base = (d.row(rect.y) + (rect.x - d.rect.x) * 4).assumingMemoryBound(to: UInt8.self)
-        let out = ByteTile(rect: rect, base: base, stride: d.rowBytes / 4)
+        let bpp = kind.bytesPerPixel
+        let base = (d.row(rect.y) + (rect.x - d.rect.x) * bpp).assumingMemoryBound(to: UInt8.self)
+        let out = ByteTile(rect: rect, base: base, stride: d.rowBytes / bpp, channels: bpp)
+        if kind == .gray { return try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch) }
         try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch)
         if d.alpha == .premultiplied { return }
         for y in rect.y..<rect.maxY {
@@ -446,7 +498,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
         let roi = kernel.regionOfInterest(for: rect, bytes: useBytes)
-        let src = try input.produce(roi, natural, w)
+        let src = try input.produce(roi, inputKind, w)
         let out = w.buffer(natural, rect)
         defer { w.scratch.releaseAll() }
         if useBytes {
@@ -488,11 +540,13 @@ final class _BlendExec: _Exec, @unchecked Sendable {
 /// (no filter between source and output). Returns false when a conversion is needed.
 func _storeStoredRows(_ source: _RowReadable, _ layout: _StoredLayout, _ rect: Rect, into d: _Destination,
                       _ w: _Worker) throws -> Bool {
-    guard layout.format == .rgba8, d.format == .rgba8, source.extent.contains(rect),
-          layout.opaque || layout.alpha == d.alpha else { return false }
-    let offset = (rect.x - source.extent.x) * 4
+    let same = (layout.format == .rgba8 && d.format == .rgba8 && (layout.opaque || layout.alpha == d.alpha))
+        || (layout.format == .gray8 && d.format == .gray8 && layout.encoding == d.encoding)
+    guard same, source.extent.contains(rect) else { return false }
+    let bpp = d.format.bytesPerPixel
+    let offset = (rect.x - source.extent.x) * bpp
     try source.withStoredRows(rect, w) { y, p in
-        memcpy(d.row(y) + (rect.x - d.rect.x) * 4, p + offset, rect.width * 4)
+        memcpy(d.row(y) + (rect.x - d.rect.x) * bpp, p + offset, rect.width * bpp)
     }
     return true
 }

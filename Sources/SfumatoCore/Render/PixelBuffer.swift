@@ -56,7 +56,7 @@ final class _PixelBuffer {
         self.kind = kind
         self.rect = rect
         self.stride = max(rect.width, 1)
-        let bytes = stride * max(rect.height, 1) * (kind == .float ? 16 : 4)
+        let bytes = stride * max(rect.height, 1) * kind.bytesPerPixel
         let (p, size) = pool.take(bytes: bytes)
         self.raw = p
         self.size = size
@@ -92,14 +92,15 @@ final class _PixelBuffer {
         return FloatTile(rect: rect, base: raw.assumingMemoryBound(to: SIMD4<Float>.self), stride: stride)
     }
 
+    /// The pixels of a `.byte` (RGBA) or `.gray` buffer.
     var byteTile: ByteTile {
-        precondition(kind == .byte)
-        return ByteTile(rect: rect, base: raw.assumingMemoryBound(to: UInt8.self), stride: stride)
+        precondition(kind != .float)
+        return ByteTile(rect: rect, base: raw.assumingMemoryBound(to: UInt8.self), stride: stride, channels: kind == .gray ? 1 : 4)
     }
 
-    /// Sets every pixel to transparent black.
+    /// Sets every pixel to transparent black (black, for grey).
     func zero() {
-        let bpp = kind == .float ? 16 : 4
+        let bpp = kind.bytesPerPixel
         if stride == rect.width {
             memset(raw, 0, rect.area * bpp)
         } else {

@@ -186,7 +186,7 @@ public final class RenderContext: Sendable {
         for s in plan.streams { try s.beginPass(capacity: streamCapacity(plan, s, r, layout)) }
         let partials = _Locked<[Histogram]>([])
         try schedule(r, layout, plan: plan) { rect, w in
-            let b = try exec.produce(rect, exec.natural, w)
+            let b = try exec.produce(rect, exec.natural == .gray ? .byte : exec.natural, w)
             var h = Histogram(bins: bins)
             _countHistogram(b, into: &h)
             partials.withLock { $0.append(h) }

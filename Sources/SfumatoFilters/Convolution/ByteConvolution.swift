@@ -33,10 +33,11 @@ struct _IntegerKernel: Sendable {
         return nil
     }
 
-    /// out = clamp(round((Σ w in + bias) / 2^shift)); alpha kept from the centre when `keepAlpha`.
+    /// out = clamp(round((Σ w in + bias) / 2^shift)); alpha kept from the centre when `keepAlpha`
+    /// (RGBA tiles; grey tiles have no alpha).
     func apply(input: ByteTile, output: ByteTile, keepAlpha: Bool) {
         let out = output.rect
-        let n = out.width * 4
+        let n = out.width * input.channels
         let rx = width / 2, ry = height / 2
         let round = Int16(shift > 0 ? 1 << (shift - 1) : 0)
         let taps: [(dx: Int, dy: Int, w: Int16)] = (0..<(width * height)).compactMap { i in
@@ -83,7 +84,7 @@ struct _IntegerKernel: Sendable {
                 d[i] = UInt8(min(max(acc >> Int32(shift), 0), 255))
                 i += 1
             }
-            if keepAlpha { _copyAlpha(from: input.pointer(x: out.x, y: y), to: d, count: out.width) }
+            if keepAlpha && input.channels == 4 { _copyAlpha(from: input.pointer(x: out.x, y: y), to: d, count: out.width) }
         }
     }
 }

@@ -27,6 +27,7 @@ struct _ConvolutionKernel: NeighborhoodKernel {
     }
 
     var supportsBytes: Bool { integer != nil }
+    var supportsGray: Bool { integer != nil }
 
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         integer!.apply(input: input, output: output, keepAlpha: keepAlpha)

@@ -50,6 +50,7 @@ struct _ProbeKernel: NeighborhoodKernel {
         return "flat probe: \(Set(runs.filter { $0.length > 0 }.map(\.length)).count) run lengths off one doubling ladder, \(runs.filter { $0.length > 0 }.count) rows combined"
     }
     var supportsBytes: Bool { true }
+    var supportsGray: Bool { true }
 
     func outputExtent(forInput e: Rect) -> Rect {
         e.isInfinite ? e : Rect(x: e.x - (width - 1 - cx), y: e.y - (height - 1 - cy), width: e.width + width - 1, height: e.height + height - 1)
@@ -61,7 +62,7 @@ struct _ProbeKernel: NeighborhoodKernel {
 
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         let out = output.rect
-        let n = out.width * 4
+        let n = out.width * input.channels
         guard let runs else {
             // General probe: saturating 8-bit arithmetic per tap.
             for y in out.y..<out.maxY {
@@ -92,7 +93,9 @@ struct _ProbeKernel: NeighborhoodKernel {
         let lo = needed.values.map(\.lo).min() ?? out.x
         let hi = needed.values.map(\.hi).max() ?? out.maxX
         var byLength: [Int: ByteTile] = [:]
-        for length in needed.keys { byLength[length] = scratch.byteTile(Rect(x: lo, y: input.rect.y, width: hi - lo, height: input.rect.height)) }
+        for length in needed.keys {
+            byLength[length] = scratch.byteTile(Rect(x: lo, y: input.rect.y, width: hi - lo, height: input.rect.height), channels: input.channels)
+        }
         _horizontalExtremes(input, needed, into: byLength, scratch: scratch, extreme)
         for y in out.y..<out.maxY {
             let d = output.row(y)
@@ -135,27 +138,28 @@ func _horizontalExtremes(_ input: ByteTile, _ needed: [Int: (lo: Int, hi: Int)],
     // Columns from the first one any length needs to the input's right edge.
     let x0 = needed.values.map(\.lo).min()!
     let available = input.rect.maxX - x0
+    let bpp = input.channels
     var spans = [1]
     while spans.last! * 2 <= longest { spans.append(spans.last! * 2) }
     // levels[k] holds spans[k] at columns x0 ..< x0 + available - spans[k] + 1 (level 0 is the input).
-    let levels = spans.dropFirst().map { _ in scratch.buffer(of: UInt8.self, count: 4 * available + 16) }
+    let levels = spans.dropFirst().map { _ in scratch.buffer(of: UInt8.self, count: bpp * available + 16) }
     for y in input.rect.y..<input.rect.maxY {
         let row = UnsafePointer(input.pointer(x: x0, y: y))
         var level: [UnsafePointer<UInt8>] = [row]
         for k in 1..<spans.count {
             let half = spans[k - 1]
             let count = available - spans[k] + 1
-            _Running.combine(level[k - 1], level[k - 1] + 4 * half, levels[k - 1], 4 * count, e)
+            _Running.combine(level[k - 1], level[k - 1] + bpp * half, levels[k - 1], bpp * count, e)
             level.append(UnsafePointer(levels[k - 1]))
         }
         for (length, range) in needed {
             var k = 0
             while k + 1 < spans.count && spans[k + 1] <= length { k += 1 }
             let p = spans[k]
-            let from = level[k] + 4 * (range.lo - x0)
+            let from = level[k] + bpp * (range.lo - x0)
             let to = tiles[length]!.pointer(x: range.lo, y: y)
-            let n = 4 * (range.hi - range.lo)
-            if p == length { to.update(from: from, count: n) } else { _Running.combine(from, from + 4 * (length - p), to, n, e) }
+            let n = bpp * (range.hi - range.lo)
+            if p == length { to.update(from: from, count: n) } else { _Running.combine(from, from + bpp * (length - p), to, n, e) }
         }
     }
 }

@@ -14,6 +14,7 @@ struct _RectangleKernel: NeighborhoodKernel {
     var name: String { extreme == .max ? "area max \(width)x\(height)" : "area min \(width)x\(height)" }
     var detail: String { "separable running \(extreme == .max ? "max" : "min") by doubling" }
     var supportsBytes: Bool { true }
+    var supportsGray: Bool { true }
 
     func outputExtent(forInput e: Rect) -> Rect {
         e.isInfinite ? e : Rect(x: e.x - (width - 1 + left), y: e.y - (height - 1 + top), width: e.width + width - 1, height: e.height + height - 1)
@@ -27,10 +28,10 @@ struct _RectangleKernel: NeighborhoodKernel {
         let out = output.rect
         let rows = input.rect.height
         // Horizontal pass into a byte tile covering the ROI's rows and the output's columns.
-        let mid = scratch.byteTile(Rect(x: out.x, y: input.rect.y, width: out.width, height: rows))
-        let tmp = scratch.buffer(of: UInt8.self, count: 4 * (input.rect.width + width) + 64)
+        let mid = scratch.byteTile(Rect(x: out.x, y: input.rect.y, width: out.width, height: rows), channels: input.channels)
+        let tmp = scratch.buffer(of: UInt8.self, count: input.channels * (input.rect.width + width) + 64)
         for y in input.rect.y..<input.rect.maxY {
-            _Running.bytes(input.pointer(x: out.x + left, y: y), mid.row(y), count: out.width, length: width, pixelBytes: 4,
+            _Running.bytes(input.pointer(x: out.x + left, y: y), mid.row(y), count: out.width, length: width, pixelBytes: input.channels,
                            scratch: tmp, extreme)
         }
         // Vertical pass: whole rows are the vector lanes.
@@ -58,18 +59,18 @@ struct _RectangleKernel: NeighborhoodKernel {
 /// out row y = extreme over rows y+top ..< y+top+height of `mid`, by doubling over rows.
 func _verticalBytes(_ mid: ByteTile, _ output: ByteTile, top: Int, height: Int, _ e: _Extreme, _ scratch: TileScratch) throws {
     let out = output.rect
-    let n = out.width * 4
+    let n = out.width * output.channels
     if height == 1 {
         for y in out.y..<out.maxY { output.row(y).update(from: mid.row(y + top), count: n) }
         return
     }
     // Levels of doubling: level s holds extremes of 2^s consecutive rows.
     let first = out.y + top, count = out.height + height - 1
-    var level = scratch.byteTile(Rect(x: out.x, y: first, width: out.width, height: count))
+    var level = scratch.byteTile(Rect(x: out.x, y: first, width: out.width, height: count), channels: output.channels)
     for y in first..<(first + count) { level.row(y).update(from: mid.row(y), count: n) }
     var span = 1
     while span * 2 <= height {
-        let next = scratch.byteTile(level.rect)
+        let next = scratch.byteTile(level.rect, channels: output.channels)
         for y in first..<(first + count - span) {
             _Running.combine(level.row(y), level.row(y + span), next.row(y), n, e)
         }

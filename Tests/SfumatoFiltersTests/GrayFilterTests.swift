@@ -1,0 +1,89 @@
+import Foundation
+import SfumatoCodecs
+import SfumatoCore
+import SfumatoFilters
+import SfumatoTestSupport
+import Testing
+
+/// Grey images: the one-channel path gives the bytes of the four-channel path.
+@Suite("Gray8 images through convolution and morphology")
+struct GrayFilterTests {
+    /// Grey versions of real photos plus synthetic edge cases (1x1, smaller than the kernels,
+    /// constant, hard stripes).
+    static let images: [(String, Bitmap)] = {
+        let none = RenderContext(workingSpace: .none)
+        let photos = GalleryImages.photos.map { ($0.0, try! none.render(Image(bitmap: $0.1), format: .gray8)) }
+        let synthetic = GalleryImages.synthetic.map { ($0.0, try! none.render(Image(bitmap: $0.1), format: .gray8)) }
+        return photos + synthetic
+    }()
+
+    static let runs: [Double] = [0, 0, 0, 0, 0, 0, 0,
+                                 1, 1, 1, 0, 1, 1, 1,
+                                 1, 0, 0, 0, 0, 0, 1,
+                                 1, 1, 1, 1, 0, 0, 0,
+                                 1, 1, 1, 1, 1, 1, 1]
+    static let bumpy = (0..<25).map { Double(($0 * 7) % 5) / 20 }
+    static let sharpen = [-0.5, -1, -0.5, -1, 7, -1, -0.5, -1, -0.5]
+
+    /// Every filter with a grey kernel, with its name.
+    static let filters: [(String, any Filter)] = [
+        ("laplacian", Laplacian()), ("laplacian bias 0.5", Laplacian(bias: 0.5)),
+        ("sharpen", try! Convolution(width: 3, height: 3, weights: sharpen)),
+        ("emboss 5x3 with bias", try! Convolution(width: 5, height: 3, weights: [-1, -1, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 1, 1], bias: 0.25)),
+        ("dilate disc", Dilate.disc(diameter: 15, radius: 7)),
+        ("dilate runs", try! Dilate(width: 7, height: 5, probe: runs)), ("erode runs", try! Erode(width: 7, height: 5, probe: runs)),
+        ("dilate bumpy", try! Dilate(width: 5, height: 5, probe: bumpy)), ("erode bumpy", try! Erode(width: 5, height: 5, probe: bumpy)),
+        ("area max 1x1", AreaMax(width: 1, height: 1)), ("area max 4x6", AreaMax(width: 4, height: 6)),
+        ("area min 15x3", AreaMin(width: 15, height: 3)), ("area min 1x7", AreaMin(width: 1, height: 7)),
+        ("closing 5x5", Closing(width: 5, height: 5)), ("closing 9x9", Closing(width: 9, height: 9)),
+        ("opening 5x5", Opening(width: 5, height: 5)),
+    ]
+
+    @Test("grey tiles give exactly the bytes of the RGBA path on the same grey image, borders included")
+    func grayEqualsRGBA() throws {
+        let none = RenderContext(workingSpace: .none)
+        for (name, filter) in GrayFilterTests.filters {
+            for (imageName, gray) in GrayFilterTests.images {
+                let image = filter.apply(to: Image(bitmap: gray))
+                // The grey source must run on grey tiles, or this test would compare the RGBA path with itself.
+                #expect(try none.explain(image, format: .gray8).contains("on 8-bit grey tiles"), "\(name): not on grey tiles")
+                let got = try none.render(image, format: .gray8)
+                // The same grey as RGBA (R = G = B), through the 4-channel kernels, stored as grey.
+                let rgba = try none.render(filter.apply(to: Image(bitmap: try gray.expandedToRGBA8())), format: .gray8)
+                var mismatches = 0, first = (0, 0)
+                for y in 0..<gray.height {
+                    for x in 0..<gray.width where got.pixel(x: x, y: y) != rgba.pixel(x: x, y: y) {
+                        if mismatches == 0 { first = (x, y) }
+                        mismatches += 1
+                    }
+                }
+                #expect(mismatches == 0, "\(name) on \(imageName): \(mismatches) pixels differ, first at \(first)")
+            }
+        }
+    }
+
+    @Test("the grey Laplacian and disc dilation follow their definitions at every pixel of a grey photo")
+    func grayDefinitions() throws {
+        let gray = GrayFilterTests.images[0].1
+        func g(_ x: Int, _ y: Int) -> Int {
+            Int(gray.row(min(max(y, 0), gray.height - 1)).load(fromByteOffset: min(max(x, 0), gray.width - 1), as: UInt8.self))
+        }
+        let none = RenderContext(workingSpace: .none)
+        let lap = try none.render(Laplacian().apply(to: Image(bitmap: gray)), format: .gray8)
+        let disc = Dilate.disc(diameter: 15, radius: 7)
+        let dil = try none.render(disc.apply(to: Image(bitmap: gray)), format: .gray8)
+        var worst = 0
+        for y in 0..<gray.height {
+            for x in 0..<gray.width {
+                let l = min(max(g(x - 1, y) + g(x + 1, y) + g(x, y - 1) + g(x, y + 1) - 4 * g(x, y), 0), 255)
+                worst = max(worst, abs(Int(lap.row(y).load(fromByteOffset: x, as: UInt8.self)) - l))
+                if x % 7 == 0 && y % 5 == 0 {    // the disc's 225 taps: every 35th pixel
+                    var m = 0
+                    for j in 0..<15 { for i in 0..<15 where disc.probe[j * 15 + i] == 0 { m = max(m, g(x + i - 7, y + j - 7)) } }
+                    worst = max(worst, abs(Int(dil.row(y).load(fromByteOffset: x, as: UInt8.self)) - m))
+                }
+            }
+        }
+        #expect(worst == 0, "worst difference \(worst) levels")
+    }
+}
