@@ -34,7 +34,7 @@ struct GrayFilterTests {
         ("dilate runs", try! Dilate(width: 7, height: 5, probe: runs)), ("erode runs", try! Erode(width: 7, height: 5, probe: runs)),
         ("dilate bumpy", try! Dilate(width: 5, height: 5, probe: bumpy)), ("erode bumpy", try! Erode(width: 5, height: 5, probe: bumpy)),
         ("area max 1x1", AreaMax(width: 1, height: 1)), ("area max 4x6", AreaMax(width: 4, height: 6)),
-        ("area min 15x3", AreaMin(width: 15, height: 3)), ("area min 1x7", AreaMin(width: 1, height: 7)),
+        ("area min 15x3", AreaMin(width: 15, height: 3)), ("area max 21x19 (by doubling)", AreaMax(width: 21, height: 19)), ("area min 1x7", AreaMin(width: 1, height: 7)),
         ("closing 5x5", Closing(width: 5, height: 5)), ("closing 9x9", Closing(width: 9, height: 9)),
         ("opening 5x5", Opening(width: 5, height: 5)),
     ]

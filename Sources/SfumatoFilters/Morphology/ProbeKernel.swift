@@ -97,12 +97,16 @@ struct _ProbeKernel: NeighborhoodKernel {
             byLength[length] = scratch.byteTile(Rect(x: lo, y: input.rect.y, width: hi - lo, height: input.rect.height), channels: input.channels)
         }
         _horizontalExtremes(input, needed, into: byLength, scratch: scratch, extreme)
+        // Each probe row's run: its length's tile and where the run starts, looked up once.
+        let taps = runs.enumerated().filter { $0.element.length > 0 }.map { (i, run) in (tile: byLength[run.length]!, dx: run.start - cx, dy: i - cy) }
+        if taps.isEmpty {
+            for y in out.y..<out.maxY { output.row(y).update(repeating: extreme == .max ? 0 : 255, count: n) }
+            return
+        }
+        let rows = scratch.buffer(of: UnsafePointer<UInt8>.self, count: taps.count)
         for y in out.y..<out.maxY {
-            let d = output.row(y)
-            let taps = runs.enumerated().filter { $0.element.length > 0 }.map { (i, run) in
-                UnsafePointer(byLength[run.length]!.pointer(x: out.x + run.start - cx, y: y + i - cy))
-            }
-            if taps.isEmpty { d.update(repeating: extreme == .max ? 0 : 255, count: n) } else { _Running.combineAll(taps, d, n, extreme) }
+            for (k, t) in taps.enumerated() { rows[k] = UnsafePointer(t.tile.pointer(x: out.x + t.dx, y: y + t.dy)) }
+            _Running.combineAll(UnsafeBufferPointer(start: rows, count: taps.count), output.row(y), n, extreme)
         }
     }
 
@@ -143,23 +147,24 @@ func _horizontalExtremes(_ input: ByteTile, _ needed: [Int: (lo: Int, hi: Int)],
     while spans.last! * 2 <= longest { spans.append(spans.last! * 2) }
     // levels[k] holds spans[k] at columns x0 ..< x0 + available - spans[k] + 1 (level 0 is the input).
     let levels = spans.dropFirst().map { _ in scratch.buffer(of: UInt8.self, count: bpp * available + 16) }
+    // Per length (looked up once, not per row): its tile, its ladder level and span, its columns.
+    let lengths = needed.map { length, range in
+        let k = spans.lastIndex { $0 <= length }!
+        return (length: length, tile: tiles[length]!, k: k, span: spans[k], lo: range.lo, n: bpp * (range.hi - range.lo))
+    }
     for y in input.rect.y..<input.rect.maxY {
         let row = UnsafePointer(input.pointer(x: x0, y: y))
-        var level: [UnsafePointer<UInt8>] = [row]
+        // level(k): the row of spans[k] (level 0 is the input row itself).
+        func level(_ k: Int) -> UnsafePointer<UInt8> { k == 0 ? row : UnsafePointer(levels[k - 1]) }
         for k in 1..<spans.count {
             let half = spans[k - 1]
             let count = available - spans[k] + 1
-            _Running.combine(level[k - 1], level[k - 1] + bpp * half, levels[k - 1], bpp * count, e)
-            level.append(UnsafePointer(levels[k - 1]))
+            _Running.combine(level(k - 1), level(k - 1) + bpp * half, levels[k - 1], bpp * count, e)
         }
-        for (length, range) in needed {
-            var k = 0
-            while k + 1 < spans.count && spans[k + 1] <= length { k += 1 }
-            let p = spans[k]
-            let from = level[k] + bpp * (range.lo - x0)
-            let to = tiles[length]!.pointer(x: range.lo, y: y)
-            let n = bpp * (range.hi - range.lo)
-            if p == length { to.update(from: from, count: n) } else { _Running.combine(from, from + bpp * (length - p), to, n, e) }
+        for l in lengths {
+            let from = level(l.k) + bpp * (l.lo - x0)
+            let to = l.tile.pointer(x: l.lo, y: y)
+            if l.span == l.length { to.update(from: from, count: l.n) } else { _Running.combine(from, from + bpp * (l.length - l.span), to, l.n, e) }
         }
     }
 }

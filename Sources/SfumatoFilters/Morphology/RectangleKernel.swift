@@ -64,6 +64,10 @@ func _verticalBytes(_ mid: ByteTile, _ output: ByteTile, top: Int, height: Int, 
         for y in out.y..<out.maxY { output.row(y).update(from: mid.row(y + top), count: n) }
         return
     }
+    if height <= _Running.directLength {
+        for y in out.y..<out.maxY { _Running.direct(height, { UnsafePointer(mid.row(y + top + $0)) }, output.row(y), n, e) }
+        return
+    }
     // Levels of doubling: level s holds extremes of 2^s consecutive rows.
     let first = out.y + top, count = out.height + height - 1
     var level = scratch.byteTile(Rect(x: out.x, y: first, width: out.width, height: count), channels: output.channels)

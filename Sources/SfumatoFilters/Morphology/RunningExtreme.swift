@@ -30,6 +30,10 @@ enum _Running {
             if UnsafePointer(dst) != src { dst.update(from: src, count: n) }
             return
         }
+        if length <= directLength {
+            direct(length, { src + $0 * pixelBytes }, dst, n, e)
+            return
+        }
         let total = (count + length - 1) * pixelBytes
         // span 1: copy of the input.
         scratch.update(from: src, count: total)
@@ -72,30 +76,71 @@ enum _Running {
         }
     }
 
-    /// out[i] = extreme of rows[0][i], rows[1][i], ... (at least one row): sixteen bytes at a
-    /// time through every row, so the partial result stays in a register instead of making a
-    /// round trip through memory per row.
-    static func combineAll(_ rows: [UnsafePointer<UInt8>], _ out: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme) {
-        rows.withUnsafeBufferPointer { r in
-            let count = r.count
-            var i = 0
-            while i + 16 <= n {
-                var v = UnsafeRawPointer(r[0]).loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
-                var k = 1
-                if e == .max {
-                    while k < count { v = _umax(v, UnsafeRawPointer(r[k]).loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)); k += 1 }
-                } else {
-                    while k < count { v = _umin(v, UnsafeRawPointer(r[k]).loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)); k += 1 }
-                }
-                UnsafeMutableRawPointer(out).storeBytes(of: v, toByteOffset: i, as: SIMD16<UInt8>.self)
-                i += 16
+    /// out[i] = extreme of rows[0][i], rows[1][i], ... (at least one row): 32 bytes at a time
+    /// through every row, so the partial results stay in registers instead of making a round
+    /// trip through memory per row, and each row's pointer is loaded once for two vectors.
+    static func combineAll(_ rows: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
+                           _ e: _Extreme) {
+        if e == .max { _combineAll(rows, out, n, e, _umax) } else { _combineAll(rows, out, n, e, _umin) }
+    }
+
+    /// `combineAll` with the row count a constant per case, so each case's inner loop unrolls
+    /// and the row pointers stay in registers (a 5x5 grey closing, callgrind: about 40 -> 25
+    /// instructions per 32 bytes).
+    @inline(__always)
+    private static func _combineAll(_ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
+                                    _ e: _Extreme, _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>) {
+        switch r.count {
+        case 2: _combineRows(r, 2, out, n, e, pick)
+        case 3: _combineRows(r, 3, out, n, e, pick)
+        case 4: _combineRows(r, 4, out, n, e, pick)
+        case 5: _combineRows(r, 5, out, n, e, pick)
+        case 6: _combineRows(r, 6, out, n, e, pick)
+        case 7: _combineRows(r, 7, out, n, e, pick)
+        case 8: _combineRows(r, 8, out, n, e, pick)
+        case 9: _combineRows(r, 9, out, n, e, pick)
+        default: _combineRows(r, r.count, out, n, e, pick)
+        }
+    }
+
+    @inline(__always)
+    private static func _combineRows(_ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ count: Int, _ out: UnsafeMutablePointer<UInt8>,
+                                     _ n: Int, _ e: _Extreme, _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>) {
+        let o = UnsafeMutableRawPointer(out)
+        var i = 0
+        while i + 32 <= n {
+            var a = UnsafeRawPointer(r[0]).loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            var b = UnsafeRawPointer(r[0]).loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self)
+            var k = 1
+            while k < count {
+                let p = UnsafeRawPointer(r[k])
+                a = pick(a, p.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+                b = pick(b, p.loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self))
+                k += 1
             }
-            while i < n {
-                var v = r[0][i]
-                for k in 1..<count { v = e.pick(v, r[k][i]) }
-                out[i] = v
-                i += 1
-            }
+            o.storeBytes(of: a, toByteOffset: i, as: SIMD16<UInt8>.self)
+            o.storeBytes(of: b, toByteOffset: i + 16, as: SIMD16<UInt8>.self)
+            i += 32
+        }
+        while i < n {
+            var v = r[0][i]
+            for k in 1..<count { v = e.pick(v, r[k][i]) }
+            out[i] = v
+            i += 1
+        }
+    }
+
+    /// Windows up to this long are taken directly (one load and one max per element of the
+    /// window, in one pass) rather than by doubling (a pass through memory per doubling).
+    static let directLength = 16
+
+    /// out[i] = extreme of rows y ... y + length - 1 of a window, for the `n` bytes of each row,
+    /// directly: `row(k)` gives row k of the window.
+    static func direct(_ length: Int, _ row: (Int) -> UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
+                       _ e: _Extreme) {
+        withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: length) { rows in
+            for k in 0..<length { rows[k] = row(k) }
+            combineAll(UnsafeBufferPointer(rows), out, n, e)
         }
     }
 
