@@ -144,3 +144,31 @@ def test_histogram_specification(gallery):
         cr = np.cumsum(np.bincount(ref[..., c].ravel(), minlength=256)) / ref[..., c].size
         lut = np.array([int(np.argmax(cr >= v - 1e-12)) for v in cs], np.uint8)
         assert_close(got[..., c], lut[src[..., c]], 0, what=f"specification channel {c}")
+
+
+def test_gray_images_match_opencv(sfumato, tmp_path):
+    """`sfumato apply --gray` (Gray8, a byte a pixel): the luminance, then the Laplacian, the
+    disc dilation and a 5x5 closing on it, against OpenCV on that same grey image."""
+    photo = real_photo()
+
+    def apply(name, *filters):
+        out = tmp_path / f"{name}.png"
+        args = [sfumato, "apply", str(photo), "-o", str(out), "--gray", "--working-space", "none"]
+        for f in filters:
+            args += ["-f", f]
+        subprocess.run(args, check=True, capture_output=True)
+        im = Image.open(out)
+        assert im.mode == "L", f"{name}: written as {im.mode}, not greyscale"
+        return np.asarray(im)
+
+    gray = apply("gray")
+    src = np.asarray(Image.open(photo).convert("RGB")).astype(np.float64)
+    luminance = 0.2126 * src[..., 0] + 0.7152 * src[..., 1] + 0.0722 * src[..., 2]
+    assert_close(gray, to8(luminance), what="Rec. 709 luminance of the encoded values")
+    assert_close(apply("laplacian", "laplacian"), filter2d(gray, [[0, 1, 0], [1, -4, 1], [0, 1, 0]]), 0, what="grey laplacian")
+    disc = np.array([[1 if math.hypot(i - 7.5, j - 7.5) < 7 else 0 for j in range(15)] for i in range(15)], np.uint8)
+    probe = " ".join("0" if t else "1" for t in disc.ravel())
+    assert_close(apply("dilate", f"dilate:width=15,height=15,probe=[{probe}]"),
+                 cv2.dilate(gray, disc, anchor=(7, 7), borderType=BORDER), 0, what="grey disc dilation")
+    assert_close(apply("closing", "closing:width=5,height=5"),
+                 cv2.morphologyEx(gray, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8), borderType=BORDER), 0, what="grey closing")
