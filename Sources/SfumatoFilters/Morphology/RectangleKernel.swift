@@ -65,7 +65,16 @@ func _verticalBytes(_ mid: ByteTile, _ output: ByteTile, top: Int, height: Int, 
         return
     }
     if height <= _Running.directLength {
-        for y in out.y..<out.maxY { _Running.direct(height, { UnsafePointer(mid.row(y + top + $0)) }, output.row(y), n, e) }
+        // Output rows two at a time (they share all but one of their rows), the last one alone.
+        var y = out.y
+        withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: height + 1) { rows in
+            while y + 2 <= out.maxY {
+                for k in 0...height { rows[k] = UnsafePointer(mid.row(y + top + k)) }
+                _Running.combinePair(UnsafeBufferPointer(rows), output.row(y), output.row(y + 1), n, e)
+                y += 2
+            }
+        }
+        if y < out.maxY { _Running.direct(height, { UnsafePointer(mid.row(y + top + $0)) }, output.row(y), n, e) }
         return
     }
     // Levels of doubling: level s holds extremes of 2^s consecutive rows.

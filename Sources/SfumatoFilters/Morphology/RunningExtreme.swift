@@ -144,6 +144,59 @@ enum _Running {
         }
     }
 
+    /// Two consecutive windows of `rows.count - 1` rows at once: out0 = extreme of rows
+    /// 0 ..< count - 1, out1 = extreme of rows 1 ..< count. The rows they share are combined once,
+    /// so two output rows of a 5-row window cost 6 loads and 5 extremes instead of 10 and 8.
+    static func combinePair(_ rows: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out0: UnsafeMutablePointer<UInt8>,
+                            _ out1: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme) {
+        if e == .max { _combinePair(rows, out0, out1, n, e, _umax) } else { _combinePair(rows, out0, out1, n, e, _umin) }
+    }
+
+    @inline(__always)
+    private static func _combinePair(_ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out0: UnsafeMutablePointer<UInt8>,
+                                     _ out1: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme,
+                                     _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>) {
+        switch r.count {
+        case 4: _pairRows(r, 4, out0, out1, n, e, pick)
+        case 6: _pairRows(r, 6, out0, out1, n, e, pick)
+        case 8: _pairRows(r, 8, out0, out1, n, e, pick)
+        case 10: _pairRows(r, 10, out0, out1, n, e, pick)
+        default: _pairRows(r, r.count, out0, out1, n, e, pick)
+        }
+    }
+
+    @inline(__always)
+    private static func _pairRows(_ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ count: Int, _ out0: UnsafeMutablePointer<UInt8>,
+                                  _ out1: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme,
+                                  _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>) {
+        let o0 = UnsafeMutableRawPointer(out0), o1 = UnsafeMutableRawPointer(out1)
+        let first = UnsafeRawPointer(r[0]), last = UnsafeRawPointer(r[count - 1])
+        var i = 0
+        while i + 32 <= n {
+            var a = UnsafeRawPointer(r[1]).loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+            var b = UnsafeRawPointer(r[1]).loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self)
+            var k = 2
+            while k < count - 1 {
+                let p = UnsafeRawPointer(r[k])
+                a = pick(a, p.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self))
+                b = pick(b, p.loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self))
+                k += 1
+            }
+            o0.storeBytes(of: pick(a, first.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)), toByteOffset: i, as: SIMD16<UInt8>.self)
+            o0.storeBytes(of: pick(b, first.loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self)), toByteOffset: i + 16, as: SIMD16<UInt8>.self)
+            o1.storeBytes(of: pick(a, last.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)), toByteOffset: i, as: SIMD16<UInt8>.self)
+            o1.storeBytes(of: pick(b, last.loadUnaligned(fromByteOffset: i + 16, as: SIMD16<UInt8>.self)), toByteOffset: i + 16, as: SIMD16<UInt8>.self)
+            i += 32
+        }
+        while i < n {
+            var v = r[1][i]
+            for k in 2..<(count - 1) { v = e.pick(v, r[k][i]) }
+            out0[i] = e.pick(v, r[0][i])
+            out1[i] = e.pick(v, r[count - 1][i])
+            i += 1
+        }
+    }
+
     /// Float version: out[i] = extreme of in[i ..< i + length] (pixels).
     static func floats(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                        length: Int, scratch: UnsafeMutablePointer<SIMD4<Float>>, _ e: _Extreme) {
