@@ -299,27 +299,29 @@ struct GrayBitmapTests {
     @Test("colour stored as Gray8 keeps its luminance in either working space; grey reads as opaque R = G = B",
           arguments: [WorkingSpace.none, .linear])
     func luminance(ws: WorkingSpace) throws {
-        let photo = try Pixels.noise(37, 23, seed: 9, alpha: true)
-        let gray = try RenderContext(workingSpace: ws).render(Image(bitmap: photo), format: .gray8)
-        #expect(gray.format.bytesPerPixel == 1 && gray.isOpaque)
-        var worst = 0.0
-        for y in 0..<photo.height {
-            for x in 0..<photo.width {
-                // Premultiplied working colour: partial alpha lands over black.
-                let p = Reference.working(photo, x, y, ws)
-                let luminance = (0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]) * p[3]
-                worst = max(worst, abs(Double(gray.row(y).load(fromByteOffset: x, as: UInt8.self)) - Reference.toLevel(luminance, ws)))
+        // Partial alpha (float tiles) and opaque (8-bit tiles in the none working space).
+        for photo in [try Pixels.noise(37, 23, seed: 9, alpha: true), try Pixels.noise(37, 23, seed: 10)] {
+            let gray = try RenderContext(workingSpace: ws).render(Image(bitmap: photo), format: .gray8)
+            #expect(gray.format.bytesPerPixel == 1 && gray.isOpaque)
+            var worst = 0.0
+            for y in 0..<photo.height {
+                for x in 0..<photo.width {
+                    // Premultiplied working colour: partial alpha lands over black.
+                    let p = Reference.working(photo, x, y, ws)
+                    let luminance = (0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]) * p[3]
+                    worst = max(worst, abs(Double(gray.row(y).load(fromByteOffset: x, as: UInt8.self)) - Reference.toLevel(luminance, ws)))
+                }
             }
+            #expect(worst <= 1, "worst \(worst) levels")
+            // Grey back to RGBA: opaque, every channel the grey level; grey to grey: the same bytes.
+            let rgba = try RenderContext(workingSpace: ws).render(Image(bitmap: gray))
+            let again = try RenderContext(workingSpace: ws).render(Image(bitmap: gray), format: .gray8)
+            #expect(again == gray)
+            for (x, y) in Pixels.samplePoints(gray.width, gray.height, count: 50) {
+                let g = gray.row(y).load(fromByteOffset: x, as: UInt8.self)
+                #expect(rgba.bytes(x: x, y: y) == SIMD4(g, g, g, 255))
+            }
+            #expect(try gray.expandedToRGBA8() == rgba)
         }
-        #expect(worst <= 1, "worst \(worst) levels")
-        // Grey back to RGBA: opaque, every channel the grey level; grey to grey: the same bytes.
-        let rgba = try RenderContext(workingSpace: ws).render(Image(bitmap: gray))
-        let again = try RenderContext(workingSpace: ws).render(Image(bitmap: gray), format: .gray8)
-        #expect(again == gray)
-        for (x, y) in Pixels.samplePoints(gray.width, gray.height, count: 50) {
-            let g = gray.row(y).load(fromByteOffset: x, as: UInt8.self)
-            #expect(rgba.bytes(x: x, y: y) == SIMD4(g, g, g, 255))
-        }
-        #expect(try gray.expandedToRGBA8() == rgba)
     }
 }

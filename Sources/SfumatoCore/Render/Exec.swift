@@ -77,10 +77,11 @@ class _Exec: @unchecked Sendable {
     }
 
     /// The tile kind to render in for a destination format: 8-bit tiles only where the
-    /// destination keeps 8 bits (grey tiles go to grey or, expanded, to RGBA8).
+    /// destination keeps 8 bits (grey tiles go to grey or, expanded, to RGBA8; RGBA bytes to
+    /// RGBA8 or, as their luminance, to grey).
     static func storeKind(_ natural: TileKind, _ format: PixelFormat) -> TileKind {
         switch (natural, format) {
-        case (.byte, .rgba8), (.gray, .rgba8): .byte
+        case (.byte, .rgba8), (.gray, .rgba8), (.byte, .gray8): .byte
         case (.gray, .gray8): .gray
         default: .float
         }
@@ -93,6 +94,8 @@ class _Exec: @unchecked Sendable {
             if b.kind == .gray {
                 precondition(d.format == .gray8, "grey tiles are written only to grey")
                 memcpy(out, b.byteTile.pointer(x: rect.x, y: y), rect.width)
+            } else if b.kind == .byte && d.format == .gray8 {
+                _Convert.bytesToGray(b.byteTile.pointer(x: rect.x, y: y), rect.width, out.assumingMemoryBound(to: UInt8.self))
             } else if b.kind == .byte {
                 let src = b.byteTile.pointer(x: rect.x, y: y)
                 _Convert.storeBytes(src, rect.width, premultiplied: d.alpha == .premultiplied,
