@@ -326,12 +326,12 @@ def build_rows(srv: SfumatoBench, cli_bin: Path, jpg: Path, png: Path, w: int, h
         rgb = np.asarray(Image.open(png).convert("RGB"))
     # The grey image every tool works on in the grey rows: OpenCV's BT.601 conversion, written
     # as a PNG that sfumato-bench keeps as Gray8 (R = G = B, so its luminance is that grey).
+    # Without OpenCV, Pillow's convert("L") (the same BT.601 weights) makes it.
     gray_png = png.with_name(png.stem + "-gray.png")
-    if gray is not None:
-        cv2.imwrite(str(gray_png), gray)
-        loaded = srv.command(f"load-gray gimg {gray_png}")
-    else:
-        loaded = srv.command(f"load-gray gimg {png}")
+    if gray is None:
+        gray = np.asarray(Image.open(png).convert("L"))
+    Image.fromarray(gray, "L").save(gray_png)
+    loaded = srv.command(f"load-gray gimg {gray_png}")
     if loaded != f"ok {w} {h}":
         raise SfumatoFailure(f"sfumato-bench loaded the grey image as `{loaded}`, expected `ok {w} {h}`")
     if pyvips is not None:
@@ -347,7 +347,7 @@ def build_rows(srv: SfumatoBench, cli_bin: Path, jpg: Path, png: Path, w: int, h
     if PIL is not None:
         pim = Image.fromarray(rgb, "RGB")
         pim.load()
-        pgray = Image.fromarray(gray, "L") if gray is not None else pim.convert("L")
+        pgray = Image.fromarray(gray, "L")
         pgray.load()
 
     def S(cmd: str):

@@ -25,11 +25,14 @@ struct GrayFilterTests {
     static let bumpy = (0..<25).map { Double(($0 * 7) % 5) / 20 }
     static let sharpen = [-0.5, -1, -0.5, -1, 7, -1, -0.5, -1, -0.5]
 
-    /// Every filter with a grey kernel, with its name.
+    /// Filters with a grey kernel, with their names, and two that must not run on grey tiles: an
+    /// opaque input does not stay opaque through them (grey tiles hold no alpha).
     static let filters: [(String, any Filter)] = [
         ("laplacian", Laplacian()), ("laplacian bias 0.5", Laplacian(bias: 0.5)),
         ("sharpen", try! Convolution(width: 3, height: 3, weights: sharpen)),
-        ("emboss 5x3 with bias", try! Convolution(width: 5, height: 3, weights: [-1, -1, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 1, 1], bias: 0.25)),
+        ("emboss", try! Convolution(width: 3, height: 3, weights: [-2, 0, 0, 0, 1, 0, 0, 0, 2])),
+        ("emboss 5x3 with bias (alpha 0.25: not grey)", try! Convolution(width: 5, height: 3, weights: [-1, -1, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 1, 1], bias: 0.25)),
+        ("dilate, every tap above 0 (alpha below 1: not grey)", try! Dilate(width: 3, height: 3, probe: [Double](repeating: 0.1, count: 9))),
         ("dilate disc", Dilate.disc(diameter: 15, radius: 7)),
         ("dilate runs", try! Dilate(width: 7, height: 5, probe: runs)), ("erode runs", try! Erode(width: 7, height: 5, probe: runs)),
         ("dilate bumpy", try! Dilate(width: 5, height: 5, probe: bumpy)), ("erode bumpy", try! Erode(width: 5, height: 5, probe: bumpy)),
@@ -39,25 +42,30 @@ struct GrayFilterTests {
         ("opening 5x5", Opening(width: 5, height: 5)),
     ]
 
-    @Test("grey tiles give exactly the bytes of the RGBA path on the same grey image, borders included")
+    @Test("grey tiles give exactly the bytes of the RGBA path on the same grey image, borders included, into grey and RGBA8")
     func grayEqualsRGBA() throws {
         let none = RenderContext(workingSpace: .none)
         for (name, filter) in GrayFilterTests.filters {
             for (imageName, gray) in GrayFilterTests.images {
                 let image = filter.apply(to: Image(bitmap: gray))
-                // The grey source must run on grey tiles, or this test would compare the RGBA path with itself.
-                #expect(try none.explain(image, format: .gray8).contains("on 8-bit grey tiles"), "\(name): not on grey tiles")
-                let got = try none.render(image, format: .gray8)
-                // The same grey as RGBA (R = G = B), through the 4-channel kernels, stored as grey.
-                let rgba = try none.render(filter.apply(to: Image(bitmap: try gray.expandedToRGBA8())), format: .gray8)
-                var mismatches = 0, first = (0, 0)
-                for y in 0..<gray.height {
-                    for x in 0..<gray.width where got.pixel(x: x, y: y) != rgba.pixel(x: x, y: y) {
-                        if mismatches == 0 { first = (x, y) }
-                        mismatches += 1
+                // The grey source must run on grey tiles where it can, or this test would compare
+                // the RGBA path with itself.
+                #expect(try none.explain(image, format: .gray8).contains("on 8-bit grey tiles") == !name.contains("not grey"),
+                        "\(name): grey tiles used or not as expected")
+                let expanded = filter.apply(to: Image(bitmap: try gray.expandedToRGBA8()))
+                // The same grey as RGBA (R = G = B) through the 4-channel kernels, stored as grey
+                // and as straight RGBA8 (where alpha shows).
+                for format in [PixelFormat.gray8, .rgba8] {
+                    let got = try none.render(image, format: format), want = try none.render(expanded, format: format)
+                    var mismatches = 0, first = (0, 0)
+                    for y in 0..<gray.height {
+                        for x in 0..<gray.width where got.pixel(x: x, y: y) != want.pixel(x: x, y: y) {
+                            if mismatches == 0 { first = (x, y) }
+                            mismatches += 1
+                        }
                     }
+                    #expect(mismatches == 0, "\(name) on \(imageName) into \(format): \(mismatches) pixels differ, first at \(first)")
                 }
-                #expect(mismatches == 0, "\(name) on \(imageName): \(mismatches) pixels differ, first at \(first)")
             }
         }
     }

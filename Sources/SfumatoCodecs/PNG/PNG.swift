@@ -192,7 +192,8 @@ final class _PNGWriter: ImageFileWriter {
     private let name: String
 
     /// `alpha`: write RGBA (else RGB). Rows arrive as RGBA8, or RGBA16 when the bitmap is 16-bit;
-    /// with `gray`, as one byte a pixel, written as greyscale (`alpha` and `sixteenBit` ignored).
+    /// with `gray`, as one byte a pixel, written as greyscale (`alpha` ignored; 16-bit when
+    /// `sixteenBit` or the options ask for it, each level g as g x 257).
     init(path: String?, width: Int, height: Int, sixteenBit: Bool, alpha: Bool, gray: Bool = false,
          options: EncodeOptions, inputSixteenBit: Bool? = nil) throws {
         name = path ?? "PNG"

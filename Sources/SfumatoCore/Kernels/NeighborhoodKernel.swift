@@ -22,7 +22,8 @@ public protocol NeighborhoodKernel: Sendable {
     /// Computes `output.rect` from `input` (which covers `regionOfInterest(for: output.rect)`).
     func apply(input: FloatTile, output: FloatTile, scratch: TileScratch) throws
     /// Whether the 8-bit variant also takes grey tiles (``ByteTile/channels`` 1, no alpha), so a
-    /// ``PixelFormat/gray8`` source renders a byte a pixel through this kernel.
+    /// ``PixelFormat/gray8`` source renders a byte a pixel through this kernel. Only for kernels
+    /// that treat every byte alike and keep an opaque input opaque: grey tiles cannot hold alpha.
     var supportsGray: Bool { get }
     /// The 8-bit variant, called only when ``supportsBytes`` is true (and on grey tiles only
     /// when ``supportsGray`` is).
@@ -69,6 +70,7 @@ public final class TileScratch {
     /// An uninitialised byte tile covering `rect` (`channels` 4 for RGBA, 1 for grey), valid
     /// until the kernel returns.
     public func byteTile(_ rect: Rect, channels: Int = 4) -> ByteTile {
+        precondition(channels == 1 || channels == 4, "byte tiles have 4 channels (RGBA) or 1 (grey)")
         let b = _PixelBuffer(kind: channels == 1 ? .gray : .byte, rect: rect, pool: pool)
         held.append(b)
         return b.byteTile

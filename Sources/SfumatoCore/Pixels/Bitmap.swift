@@ -98,8 +98,8 @@ public final class Bitmap: @unchecked Sendable {
     }
 
     /// Writes a pixel from four floats (0...1 for integer formats; clamped and rounded). A
-    /// ``PixelFormat/gray8`` pixel keeps the luminance of R, G and B (``SRGB/luminanceWeights``
-    /// on the values as given); alpha is ignored.
+    /// ``PixelFormat/gray8`` pixel keeps the luminance of the colour over black, as renders do:
+    /// ``SRGB/luminanceWeights`` on R, G and B as given, times alpha.
     public func setPixel(x: Int, y: Int, _ value: SIMD4<Float>) {
         precondition(bounds.contains(x: x, y: y), "pixel (\(x), \(y)) outside \(width)x\(height)")
         _declaredOpaque = false
@@ -114,7 +114,7 @@ public final class Bitmap: @unchecked Sendable {
         case .rgbaFloat32:
             p.assumingMemoryBound(to: SIMD4<Float>.self)[x] = value
         case .gray8:
-            let y = (value * SRGB.luminanceWeights).sum()
+            let y = (value * SRGB.luminanceWeights).sum() * min(max(value.w, 0), 1)
             p.storeBytes(of: UInt8(max(0, min(255, (y * 255).rounded()))), toByteOffset: x, as: UInt8.self)
         }
     }

@@ -72,15 +72,17 @@ class _Exec: @unchecked Sendable {
     /// Renders `rect` into the destination. Executors that can fuse the final encoding into their
     /// own pass override this.
     func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
-        let b = try produce(rect, _Exec.storeKind(natural, d.format), w)
+        let b = try produce(rect, _Exec.storeKind(natural, d), w)
         _Exec.write(b, rows: rect, into: d, w)
     }
 
     /// The tile kind to render in for a destination format: 8-bit tiles only where the
     /// destination keeps 8 bits (grey tiles go to grey or, expanded, to RGBA8; RGBA bytes to
-    /// RGBA8 or, as their luminance, to grey).
-    static func storeKind(_ natural: TileKind, _ format: PixelFormat) -> TileKind {
-        switch (natural, format) {
+    /// RGBA8 or, as their luminance, to grey). Bytes are sRGB-encoded: a destination that stores
+    /// another encoding goes through floats.
+    static func storeKind(_ natural: TileKind, _ d: _Destination) -> TileKind {
+        if d.encoding != .srgb { return .float }
+        return switch (natural, d.format) {
         case (.byte, .rgba8), (.gray, .rgba8), (.byte, .gray8): .byte
         case (.gray, .gray8): .gray
         default: .float
@@ -476,7 +478,9 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// place where the destination wants it (opaque pixels are the same either way).
     private func storeBytes(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
         let kind: TileKind? = d.format == .gray8 ? .gray : d.format == .rgba8 ? .byte : nil
-        guard useBytes, let kind, kind == inputKind, d.rowBytes % kind.bytesPerPixel == 0 else { return try super.store(rect, into: d, w) }
+        guard useBytes, let kind, kind == inputKind, d.encoding == .srgb, d.rowBytes % kind.bytesPerPixel == 0 else {
+            return try super.store(rect, into: d, w)
+        }
         let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: true), kind, w)
         defer { w.scratch.releaseAll() }
         let bpp = kind.bytesPerPixel
@@ -543,7 +547,7 @@ final class _BlendExec: _Exec, @unchecked Sendable {
 /// (no filter between source and output). Returns false when a conversion is needed.
 func _storeStoredRows(_ source: _RowReadable, _ layout: _StoredLayout, _ rect: Rect, into d: _Destination,
                       _ w: _Worker) throws -> Bool {
-    let same = (layout.format == .rgba8 && d.format == .rgba8 && (layout.opaque || layout.alpha == d.alpha))
+    let same = (layout.format == .rgba8 && d.format == .rgba8 && (layout.opaque || layout.alpha == d.alpha) && layout.encoding == d.encoding)
         || (layout.format == .gray8 && d.format == .gray8 && layout.encoding == d.encoding)
     guard same, source.extent.contains(rect) else { return false }
     let bpp = d.format.bytesPerPixel

@@ -27,7 +27,9 @@ struct _ConvolutionKernel: NeighborhoodKernel {
     }
 
     var supportsBytes: Bool { integer != nil }
-    var supportsGray: Bool { integer != nil }
+    /// Grey only where an opaque input stays opaque (grey has no alpha): alpha kept, or the
+    /// weights and bias adding up to 1.
+    var supportsGray: Bool { integer != nil && (keepAlpha || abs(weights.reduce(0, +) + bias - 1) < 1e-6) }
 
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         integer!.apply(input: input, output: output, keepAlpha: keepAlpha)

@@ -50,7 +50,9 @@ struct _ProbeKernel: NeighborhoodKernel {
         return "flat probe: \(Set(runs.filter { $0.length > 0 }.map(\.length)).count) run lengths off one doubling ladder, \(runs.filter { $0.length > 0 }.count) rows combined"
     }
     var supportsBytes: Bool { true }
-    var supportsGray: Bool { true }
+    /// Grey only where an opaque input stays opaque (grey has no alpha): erosion always (alpha
+    /// 1 + p clamps to 1), dilation when some tap has p <= 0.
+    var supportsGray: Bool { extreme == .min || probe.contains { $0 <= 0 } }
 
     func outputExtent(forInput e: Rect) -> Rect {
         e.isInfinite ? e : Rect(x: e.x - (width - 1 - cx), y: e.y - (height - 1 - cy), width: e.width + width - 1, height: e.height + height - 1)

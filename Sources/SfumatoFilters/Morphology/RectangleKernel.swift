@@ -1,7 +1,8 @@
 import SfumatoCore
 
-/// Rectangular maximum or minimum (area max / area min): separable, each direction a running
-/// extreme by doubling, so a 15x15 window costs about 8 vector operations per pixel, not 225.
+/// Rectangular maximum or minimum (area max / area min): separable, each direction a window of
+/// up to 16 taken directly (a load and a max per tap, two output rows sharing their rows in the
+/// vertical pass) and a longer one as a running extreme by doubling (O(log length) per pixel).
 /// Reads its input over the window; compose with `clampedToExtent()` for clamped edges.
 struct _RectangleKernel: NeighborhoodKernel {
     let width: Int
@@ -12,7 +13,10 @@ struct _RectangleKernel: NeighborhoodKernel {
     var top: Int { -(height / 2) }
 
     var name: String { extreme == .max ? "area max \(width)x\(height)" : "area min \(width)x\(height)" }
-    var detail: String { "separable running \(extreme == .max ? "max" : "min") by doubling" }
+    var detail: String {
+        let how = max(width, height) <= _Running.directLength ? "direct windows" : "running extremes by doubling beyond \(_Running.directLength)"
+        return "separable \(extreme == .max ? "max" : "min"), \(how)"
+    }
     var supportsBytes: Bool { true }
     var supportsGray: Bool { true }
 
@@ -56,7 +60,8 @@ struct _RectangleKernel: NeighborhoodKernel {
     }
 }
 
-/// out row y = extreme over rows y+top ..< y+top+height of `mid`, by doubling over rows.
+/// out row y = extreme over rows y+top ..< y+top+height of `mid`: directly up to
+/// `_Running.directLength` rows (two output rows at a time), by doubling over rows beyond.
 func _verticalBytes(_ mid: ByteTile, _ output: ByteTile, top: Int, height: Int, _ e: _Extreme, _ scratch: TileScratch) throws {
     let out = output.rect
     let n = out.width * output.channels

@@ -15,16 +15,17 @@ enum _Extreme: Sendable {
     @inline(__always) func pick(_ a: UInt8, _ b: UInt8) -> UInt8 { self == .max ? Swift.max(a, b) : Swift.min(a, b) }
 }
 
-/// Running maximum or minimum of `length` consecutive elements, by doubling: after step s each
-/// element holds the extreme of 2^s neighbours, and a last step combines two overlapping spans.
-/// O(log length) vector operations per element, every one across whole rows (no serial scan),
-/// so it vectorises across pixels in both directions.
+/// Running maximum or minimum of `length` consecutive elements: up to `directLength` directly
+/// (one load and one extreme per element of the window), beyond by doubling: after step s each
+/// element holds the extreme of 2^s neighbours, and a last step combines two overlapping spans,
+/// O(log length) vector operations per element. Both work across whole rows (no serial scan),
+/// so they vectorise across pixels in both directions.
 enum _Running {
     /// out[i] = extreme of in[i ..< i + length] (elements `stride` apart), for i in 0..<count.
     /// `scratch` holds `count + length` elements. In and out may be the same row for `length` 1.
     static func bytes(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, count: Int, length: Int,
                       pixelBytes: Int, scratch: UnsafeMutablePointer<UInt8>, _ e: _Extreme) {
-        // Work in bytes: an element is one pixel (4 bytes) and the window moves a pixel at a time.
+        // Work in bytes: an element is one pixel (`pixelBytes`) and the window moves a pixel at a time.
         let n = count * pixelBytes
         if length == 1 {
             if UnsafePointer(dst) != src { dst.update(from: src, count: n) }
