@@ -359,6 +359,15 @@ struct GalleryFilterTests {
         try checkNeighborhood("erode runs", try Erode(width: 7, height: 5, probe: runs), images: GalleryImages.all) { at in
             extreme(at, 7, 5, runs, max: false)
         }
+        // Probe values outside 0...1 are no 8-bit levels: the definition still holds (alpha 0.8
+        // for an erosion with -0.2 at a tap).
+        let outside = (0..<9).map { $0 == 4 ? -0.2 : ($0 == 0 ? 1.5 : 0.1) }
+        try checkNeighborhood("erode outside 0...1", try Erode(width: 3, height: 3, probe: outside), images: GalleryImages.all) { at in
+            extreme(at, 3, 3, outside, max: false)
+        }
+        try checkNeighborhood("dilate outside 0...1", try Dilate(width: 3, height: 3, probe: outside), images: GalleryImages.all) { at in
+            extreme(at, 3, 3, outside, max: true)
+        }
         let bumpy = (0..<25).map { Double(($0 * 7) % 5) / 20 }   // a general (non-flat) probe
         try checkNeighborhood("dilate bumpy", try Dilate(width: 5, height: 5, probe: bumpy), images: GalleryImages.all) { at in
             extreme(at, 5, 5, bumpy, max: true)
