@@ -572,7 +572,8 @@ def build_rows(srv: SfumatoBench, cli_bin: Path, jpg: Path, png: Path, w: int, h
     rows.append(Row(G_GALLERY, "Sobel magnitude, per channel", img,
                     "8-bit, √(Gx²+Gy²) per channel, clamp; RGBA vs RGB",
                     details="Sobel: Sfumato `sobel` = sqrt(Gx²+Gy²) with the 3×3 kernels per channel on RGBA (alpha "
-                    "kept), `sobel:grey=true` = BT.601 luma first, inside the same pass. OpenCV: cv2.Sobel dx and dy "
+                    "kept), on a Gray8 image for the grey row (`sobel:grey=true` computes BT.601 luma of RGBA inside "
+                    "the same pass instead). OpenCV: cv2.Sobel dx and dy "
                     "(CV_32F, BORDER_REPLICATE) + cv2.magnitude + convertScaleAbs, on 3 channels or on a "
                     "pre-converted grey image (how the issue's targets were quoted). pyvips sobel (libvips' 8-bit "
                     "low-precision path). Pillow has no Sobel.", filters=("sobel",), tools=have(
@@ -580,10 +581,10 @@ def build_rows(srv: SfumatoBench, cli_bin: Path, jpg: Path, png: Path, w: int, h
         opencv=cv_ok and (lambda: cv_sobel(bgr)) or None,
         libvips=vips_ok and (lambda: vimg.sobel().copy_memory()) or None),
         notes=["Pillow has no Sobel (FIND_EDGES is a different kernel)."]))
-    rows.append(Row(G_GALLERY, "Sobel magnitude, grey", f"{img} (OpenCV/vips: already grey)",
-                    "8-bit grey out; Sfumato takes luma of RGBA in the pass; OpenCV & vips start from a grey image",
+    rows.append(Row(G_GALLERY, "Sobel magnitude, grey", f"{img}, 1-channel grey",
+                    "8-bit; Sfumato Gray8 in and out, OpenCV & vips the same grey image",
                     filters=("sobel",), tools=have(
-        sfumato=F("none", "rgba8", "sobel:grey=true"),
+        sfumato=G("sobel"),
         opencv=cv_ok and (lambda: cv_sobel(gray)) or None,
         libvips=vips_ok and (lambda: vgray.sobel().copy_memory()) or None)))
     lap = [[0, 1, 0], [1, -4, 1], [0, 1, 0]]
@@ -1233,8 +1234,7 @@ def markdown(meta: dict, rows: list[dict], e2e: list[dict]) -> str:
     out += ["## Notes", ""] + ([coverage] if coverage else []) + [
             "- **Like for like.** Sfumato renders RGBA (4 channels) where the peers get RGB (3): it moves a third "
             "more bytes. Rows marked “grey” follow the issue's OpenCV targets, which were quoted for grey images: "
-            "there Sfumato renders a Gray8 bitmap to Gray8, a byte a pixel, as the peers do (except the Sobel "
-            "grey row, where Sfumato takes the luma of the RGBA photo inside its pass).",
+            "there Sfumato renders a Gray8 bitmap to Gray8, a byte a pixel, as the peers do.",
             "- **Where it is timed.** Sfumato is timed inside `sfumato-bench` (monotonic clock) around "
             "`RenderContext.render`, which allocates the output bitmap; the filter graph is built before the clock "
             "starts. Its pixel memory keeps the last two large freed blocks and gives one to the next render of the "

@@ -31,6 +31,8 @@ struct GrayFilterTests {
         ("laplacian", Laplacian()), ("laplacian bias 0.5", Laplacian(bias: 0.5)),
         ("sharpen", try! Convolution(width: 3, height: 3, weights: sharpen)),
         ("emboss", try! Convolution(width: 3, height: 3, weights: [-2, 0, 0, 0, 1, 0, 0, 0, 2])),
+        ("sobel", Sobel()), ("sobel on luma", Sobel(grey: true)),
+        ("sobel on weights adding to 1.5 (not grey)", Sobel(grey: true, weights: [0.5, 0.5, 0.5])),
         ("emboss 5x3 with bias (alpha 0.25: not grey)", try! Convolution(width: 5, height: 3, weights: [-1, -1, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 1, 1], bias: 0.25)),
         ("dilate, every tap above 0 (alpha below 1: not grey)", try! Dilate(width: 3, height: 3, probe: [Double](repeating: 0.1, count: 9))),
         ("dilate disc", Dilate.disc(diameter: 15, radius: 7)),

@@ -148,7 +148,8 @@ def test_histogram_specification(gallery):
 
 def test_gray_images_match_opencv(sfumato, tmp_path):
     """`sfumato apply --gray` (Gray8, a byte a pixel): the luminance, then the Laplacian, the
-    disc dilation and a 5x5 closing on it, against OpenCV on that same grey image."""
+    disc dilation, the Sobel magnitude and a 5x5 closing on it, against OpenCV on that same grey
+    image."""
     photo = real_photo()
 
     def apply(name, *filters):
@@ -170,5 +171,9 @@ def test_gray_images_match_opencv(sfumato, tmp_path):
     probe = " ".join("0" if t else "1" for t in disc.ravel())
     assert_close(apply("dilate", f"dilate:width=15,height=15,probe=[{probe}]"),
                  cv2.dilate(gray, disc, anchor=(7, 7), borderType=BORDER), 0, what="grey disc dilation")
+    f = gray.astype(np.float64) / 255
+    gx = cv2.Sobel(f, cv2.CV_64F, 1, 0, ksize=3, borderType=BORDER)
+    gy = cv2.Sobel(f, cv2.CV_64F, 0, 1, ksize=3, borderType=BORDER)
+    assert_close(apply("sobel", "sobel"), to8(np.sqrt(gx * gx + gy * gy) * 255), what="grey sobel")
     assert_close(apply("closing", "closing:width=5,height=5"),
                  cv2.morphologyEx(gray, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8), borderType=BORDER), 0, what="grey closing")

@@ -105,16 +105,16 @@ func _copyAlpha(from source: UnsafePointer<UInt8>, to destination: UnsafeMutable
 }
 
 /// Sobel magnitude on 8-bit values: the gradients in 16-bit integers (exact), the magnitude
-/// through a float square root, rounded; alpha kept. Per channel; grey Sobel is
-/// `_sobelGreyBytes`.
+/// through a float square root, rounded; alpha kept. Per channel, on RGBA or grey tiles; the
+/// Sobel of luma on RGBA is `_sobelGreyBytes`.
 func _sobelBytes(input: ByteTile, output: ByteTile) {
-    let out = output.rect
+    let out = output.rect, step = input.channels
     for y in out.y..<out.maxY {
         _sobelRow(above: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y - 1)),
                   row: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y)),
                   below: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y + 1)),
-                  into: output.row(y), count: out.width * 4)
-        _copyAlpha(from: input.pointer(x: out.x, y: y), to: output.row(y), count: out.width)
+                  into: output.row(y), count: out.width * step, step: step)
+        if step == 4 { _copyAlpha(from: input.pointer(x: out.x, y: y), to: output.row(y), count: out.width) }
     }
 }
 
@@ -182,18 +182,21 @@ func _sobelGreyBytes(input: ByteTile, output: ByteTile, weights: SIMD4<Float>, s
     }
 }
 
-/// One row of Sobel magnitudes: `count` bytes from rows that start one pixel left of the output.
+/// One row of Sobel magnitudes: `count` bytes from rows that start one pixel left of the output,
+/// neighbours `step` bytes apart (4 for RGBA, 1 for grey).
 ///
 /// Sixteen bytes per step, read as eight 16-bit lanes: the low byte of each lane holds the even
-/// channels (R, B), the high byte the odd ones (G, A), so both halves come out with a mask and a
-/// shift, never a widening conversion (the generic ones stay calls in a loop like this, 2x slower).
+/// bytes, the high byte the odd ones, so both halves come out with a mask and a shift, never a
+/// widening conversion (the generic ones stay calls in a loop like this, 2x slower). A load
+/// `step` bytes further keeps each byte's parity for RGBA (R, B even; G, A odd) and moves grey
+/// pixels along by one: either way lane j of each half lines up with its own neighbours.
 @inline(never)
 func _sobelRow(above a: UnsafeRawPointer, row b: UnsafeRawPointer, below c: UnsafeRawPointer,
-               into d: UnsafeMutablePointer<UInt8>, count n: Int) {
+               into d: UnsafeMutablePointer<UInt8>, count n: Int, step: Int) {
     var i = 0
     while i + 16 <= n {
         @inline(__always) func ld(_ p: UnsafeRawPointer, _ dx: Int) -> SIMD8<UInt16> {
-            p.loadUnaligned(fromByteOffset: i + 4 * dx, as: SIMD8<UInt16>.self)
+            p.loadUnaligned(fromByteOffset: i + step * dx, as: SIMD8<UInt16>.self)
         }
         let a0 = ld(a, 0), a1 = ld(a, 1), a2 = ld(a, 2), b0 = ld(b, 0), b2 = ld(b, 2), c0 = ld(c, 0), c1 = ld(c, 1), c2 = ld(c, 2)
         @inline(__always) func lo(_ v: SIMD8<UInt16>) -> SIMD8<Int16> { unsafeBitCast(v & 0xFF, to: SIMD8<Int16>.self) }
@@ -204,7 +207,7 @@ func _sobelRow(above a: UnsafeRawPointer, row b: UnsafeRawPointer, below c: Unsa
         i += 16
     }
     while i < n {
-        func v(_ p: UnsafeRawPointer, _ dx: Int) -> Int32 { Int32(p.load(fromByteOffset: i + 4 * dx, as: UInt8.self)) }
+        func v(_ p: UnsafeRawPointer, _ dx: Int) -> Int32 { Int32(p.load(fromByteOffset: i + step * dx, as: UInt8.self)) }
         let gx = (v(a, 2) - v(a, 0)) + 2 * (v(b, 2) - v(b, 0)) + (v(c, 2) - v(c, 0))
         let gy = (v(c, 0) - v(a, 0)) + 2 * (v(c, 1) - v(a, 1)) + (v(c, 2) - v(a, 2))
         d[i] = UInt8(min(Float(gx * gx + gy * gy).squareRoot() + 0.5, 255))

@@ -111,8 +111,12 @@ struct _SobelKernel: NeighborhoodKernel {
         grey == nil ? "per channel; 8-bit data: 16-bit integer gradients" : "on luma; 8-bit data: one float luma row per input row"
     }
     var supportsBytes: Bool { true }
+    /// On grey, the luma of (g, g, g) is g when the weights add up to 1: both variants are then
+    /// the per-channel Sobel of the grey values.
+    var supportsGray: Bool { grey.map { abs($0.x + $0.y + $0.z - 1) < 1e-6 } ?? true }
 
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        if input.channels == 1 { return _sobelBytes(input: input, output: output) }
         if let g = grey {
             _sobelGreyBytes(input: input, output: output, weights: g, scratch: scratch)
         } else {
