@@ -72,6 +72,33 @@ struct GrayFilterTests {
         }
     }
 
+    @Test("point filters on Gray8 (one lookup a pixel) give the float route's bytes, into grey and RGBA8, in both working spaces",
+          arguments: [WorkingSpace.none, .linear])
+    func grayPointFilters(ws: WorkingSpace) throws {
+        let context = RenderContext(workingSpace: ws)
+        let chains: [(String, [any Filter])] = [
+            ("gamma", [GammaAdjust(power: 1.5)]), ("exposure", [ExposureAdjust(ev: 0.7)]),
+            ("tone curve", [ToneCurve(levels: [0, 0.2, 0.6, 0.8, 1])]), ("threshold", [ThresholdBinary(threshold: 0.4)]),
+            ("PencilController chain", [HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2),
+                                        ExposureAdjust(ev: 0.5), GammaAdjust(power: 1.5)]),
+            ("sepia with alpha", [ColorMatrix(r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0],
+                                              a: [0, 0, 0, 0.6], bias: [0.05, 0, -0.05, 0])]),
+        ]
+        for (name, filters) in chains {
+            for (imageName, gray) in GrayFilterTests.images.prefix(2) {
+                // The reference: the same values from a float bitmap, which takes the float route.
+                let floats = try context.render(Image(bitmap: gray), format: .rgbaFloat32, alpha: .premultiplied,
+                                                encoding: ws.encoding)
+                var image = Image(bitmap: gray), reference = Image(bitmap: floats)
+                for f in filters { image = f.apply(to: image); reference = f.apply(to: reference) }
+                for format in [PixelFormat.gray8, .rgba8] {
+                    let got = try context.render(image, format: format), want = try context.render(reference, format: format)
+                    #expect(got == want, "\(name) on \(imageName) into \(format), \(ws): max difference \(Pixels.maxDifference(got, want))")
+                }
+            }
+        }
+    }
+
     @Test("the grey Laplacian and disc dilation follow their definitions at every pixel of a grey photo")
     func grayDefinitions() throws {
         let gray = GrayFilterTests.images[0].1

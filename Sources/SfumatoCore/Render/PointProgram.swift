@@ -505,6 +505,9 @@ class _PointExec: _Exec, @unchecked Sendable {
         }
         let bpp = readable.storedBytesPerPixel
         let xOffset = (rect.x - input.extent.x) * bpp
+        if readable.storedFormat == .gray8 && (d.format == .gray8 || d.format == .rgba8) {
+            return try storeGray(rect, readable, xOffset, into: d, w)
+        }
         if lut != nil && d.format == .rgba8 && readable.hasStraightBytes {
             try readable.withStoredRows(rect, w) { y, stored in
                 let out = d.row(y) + (rect.x - d.rect.x) * 4
@@ -546,6 +549,36 @@ class _PointExec: _Exec, @unchecked Sendable {
     }
 }
 
+extension _PointExec {
+    /// A grey pixel is (g, g, g, 1), so the whole program is a function of g: it runs once on the
+    /// 256 levels, through the same loads and stores as the float path (so the bytes are the
+    /// same), and every pixel is then one lookup.
+    private func storeGray(_ rect: Rect, _ readable: _RowReadable, _ xOffset: Int, into d: _Destination, _ w: _Worker) throws {
+        let chunk = w.chunkBuffer
+        precondition(_Worker.chunk >= 256)
+        let bpp = d.format.bytesPerPixel
+        try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256 * 5) { buffer in
+            let levels = buffer.baseAddress!, table = levels + 256
+            for g in 0..<256 { levels[g] = UInt8(g) }
+            readable.load(levels, 256, into: chunk, w)
+            program.run(chunk, 256, alpha: w.alphaBuffer)
+            _storeFloatRow(chunk, 256, into: d, table, w)
+            try readable.withStoredRows(rect, w) { y, stored in
+                let s = (stored + xOffset).assumingMemoryBound(to: UInt8.self)
+                let out = (d.row(y) + (rect.x - d.rect.x) * bpp).assumingMemoryBound(to: UInt8.self)
+                if bpp == 1 {
+                    for x in 0..<rect.width { out[x] = table[Int(s[x])] }
+                } else {
+                    let t = UnsafeRawPointer(table), o = UnsafeMutableRawPointer(out)
+                    for x in 0..<rect.width {
+                        o.storeBytes(of: t.load(fromByteOffset: 4 * Int(s[x]), as: UInt32.self), toByteOffset: 4 * x, as: UInt32.self)
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Straight 8-bit pixels to premultiplied, in place.
 func _premultiplyBytes(_ p: UnsafeMutablePointer<UInt8>, _ count: Int) {
     for i in 0..<count {
@@ -558,6 +591,13 @@ func _premultiplyBytes(_ p: UnsafeMutablePointer<UInt8>, _ count: Int) {
 }
 
 extension _RowReadable {
+    /// The stored pixel format (nil for rows that are not stored pixels).
+    var storedFormat: PixelFormat? {
+        if let b = self as? _BitmapExec { return b.bitmap.format }
+        if let s = self as? _StreamExec { return s.source.format }
+        return nil
+    }
+
     var storedBytesPerPixel: Int {
         if let b = self as? _BitmapExec { return b.bitmap.format.bytesPerPixel }
         if let s = self as? _StreamExec { return s.source.format.bytesPerPixel }
