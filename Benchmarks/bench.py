@@ -730,6 +730,13 @@ def build_rows(srv: SfumatoBench, cli_bin: Path, jpg: Path, png: Path, w: int, h
         opencv=cv_ok and (lambda: cv2.merge([cv2.equalizeHist(c) for c in cv2.split(bgr)])) or None,
         libvips=vips_ok and (lambda: vimg.hist_equal().copy_memory()) or None,
         pillow=pil_ok and (lambda: ImageOps.equalize(pim)) or None)))
+    rows.append(Row(G_GALLERY, "Histogram equalization, grey", f"{img}, 1-channel grey",
+                    "8-bit; Sfumato Gray8 in and out, the peers the same grey image", filters=("histogram-equalization",),
+                    tools=have(
+        sfumato=G("histogram-equalization"),
+        opencv=cv_ok and (lambda: cv2.equalizeHist(gray)) or None,
+        libvips=vips_ok and (lambda: vgray.hist_equal().copy_memory()) or None,
+        pillow=pil_ok and (lambda: ImageOps.equalize(pgray)) or None)))
     ref = reference_image(jpg)
     rows.append(Row(G_GALLERY, "Histogram specification", f"{size} JPEG, {size} JPEG reference",
                     "not timed in memory: sfumato-bench can't load the reference image",

@@ -99,6 +99,27 @@ struct GrayFilterTests {
         }
     }
 
+    @Test("Gray8 histograms count what RGBA8 counts of the same grey; equalization and specification give its bytes")
+    func grayHistograms() throws {
+        let none = RenderContext(workingSpace: .none)
+        let reference = Image(bitmap: GrayFilterTests.images[1].1)
+        for (imageName, gray) in GrayFilterTests.images {
+            let expanded = try gray.expandedToRGBA8()
+            for bins in [256, 64] {
+                let got = try none.histogram(of: Image(bitmap: gray), bins: bins)
+                let want = try none.histogram(of: Image(bitmap: expanded), bins: bins)
+                #expect(got.counts == want.counts && got.pixelCount == want.pixelCount, "\(imageName), \(bins) bins")
+            }
+            for filter in [HistogramEqualization() as any Filter, HistogramSpecification(reference: reference)] {
+                for format in [PixelFormat.gray8, .rgba8] {
+                    let got = try none.render(filter.apply(to: Image(bitmap: gray)), format: format)
+                    let want = try none.render(filter.apply(to: Image(bitmap: expanded)), format: format)
+                    #expect(got == want, "\(type(of: filter)) on \(imageName) into \(format): max difference \(Pixels.maxDifference(got, want))")
+                }
+            }
+        }
+    }
+
     @Test("the grey Laplacian and disc dilation follow their definitions at every pixel of a grey photo")
     func grayDefinitions() throws {
         let gray = GrayFilterTests.images[0].1

@@ -186,7 +186,7 @@ public final class RenderContext: Sendable {
         for s in plan.streams { try s.beginPass(capacity: streamCapacity(plan, s, r, layout)) }
         let partials = _Locked<[Histogram]>([])
         try schedule(r, layout, plan: plan) { rect, w in
-            let b = try exec.produce(rect, exec.natural == .gray ? .byte : exec.natural, w)
+            let b = try exec.produce(rect, exec.natural, w)
             var h = Histogram(bins: bins)
             _countHistogram(b, into: &h)
             partials.withLock { $0.append(h) }
@@ -412,6 +412,10 @@ func _countHistogram(_ b: _PixelBuffer, into h: inout Histogram) {
     let bins = h.bins
     let r = b.rect
     h.pixelCount += r.area
+    if b.kind == .gray {
+        _countGrayHistogram(b.byteTile, r, into: &h)
+        return
+    }
     if b.kind == .byte && bins == 256 {
         _countByteHistogram(b.byteTile, r, into: &h)
         return
@@ -506,6 +510,33 @@ func _countByteHistogram(_ t: ByteTile, _ r: Rect, into h: inout Histogram) {
             h.counts[c][i] += Int(counts[256 * c + i]) + Int(c1[256 * c + i]) + Int(c2[256 * c + i]) + Int(c3[256 * c + i])
         }
     }
+}
+
+/// Counts a grey tile (opaque; R = G = B = the level): one count a pixel, four sets of counts so
+/// that runs of one level do not wait on their own increments, then shared by R, G and B.
+func _countGrayHistogram(_ t: ByteTile, _ r: Rect, into h: inout Histogram) {
+    let counts = UnsafeMutablePointer<UInt32>.allocate(capacity: 4 * 256)
+    defer { counts.deallocate() }
+    counts.initialize(repeating: 0, count: 4 * 256)
+    for y in r.y..<r.maxY {
+        let p = t.row(y)
+        var x = 0
+        while x + 4 <= r.width {
+            counts[Int(p[x])] &+= 1
+            counts[256 + Int(p[x + 1])] &+= 1
+            counts[512 + Int(p[x + 2])] &+= 1
+            counts[768 + Int(p[x + 3])] &+= 1
+            x += 4
+        }
+        while x < r.width { counts[Int(p[x])] &+= 1; x += 1 }
+    }
+    let bins = h.bins
+    for v in 0..<256 {
+        let n = Int(counts[v]) + Int(counts[256 + v]) + Int(counts[512 + v]) + Int(counts[768 + v])
+        let bin = bins == 256 ? v : min(bins - 1, v * bins / 255)
+        for c in 0..<3 { h.counts[c][bin] += n }
+    }
+    h.counts[3][bins - 1] += r.area     // alpha 1: the last bin
 }
 
 /// Every stream source in a recipe.
