@@ -68,6 +68,36 @@ struct CodecTests {
         }
     }
 
+    @Test("keepGray decodes grey PNGs and JPEGs to Gray8, whole and streamed; colour, transparent and 16-bit files as before")
+    func grayDecoding() throws {
+        let gray = try Bitmap(width: 45, height: 31, format: .gray8)
+        for y in 0..<31 { for x in 0..<45 { gray.row(y).storeBytes(of: UInt8((x * 5 + y * 7) % 256), toByteOffset: x, as: UInt8.self) } }
+        let keep = DecodeOptions(keepGray: true)
+        let png = try PNG.encode(gray)
+        let decoded = try PNG.decode(png, options: keep).bitmap
+        #expect(decoded.format == .gray8 && decoded == gray)
+        #expect(try PNG.decode(png).bitmap == (try gray.expandedToRGBA8()))
+        let jpeg = try JPEG.encode(gray, options: EncodeOptions(quality: 95))
+        let decodedJPEG = try JPEG.decode(jpeg, options: keep).bitmap
+        #expect(decodedJPEG.format == .gray8)
+        // The same samples as the RGBA decoding's (R = G = B for a one-channel JPEG).
+        #expect(try decodedJPEG.expandedToRGBA8() == (try JPEG.decode(jpeg).bitmap))
+        // Files that stay RGBA: colour, 16-bit grey.
+        #expect(try PNG.decode(try PNG.encode(try Pixels.noise(9, 7)), options: keep).bitmap.format == .rgba8)
+        #expect(try PNG.decode(try PNG.encode(gray, options: EncodeOptions(pngBitDepth: 16)), options: keep).bitmap.format == .rgba16)
+        #expect(try JPEG.decode(try JPEG.encode(try Pixels.noise(9, 7)), options: keep).bitmap.format == .rgba8)
+        // Streamed through a render, as `sfumato apply --gray` reads them.
+        let folder = try Fixtures.temporaryFolder("gray-decode")
+        for (name, bytes) in [("g.png", png), ("g.jpg", jpeg)] {
+            let path = folder.appendingPathComponent(name).path
+            try writeFileAtomically(bytes, to: path)
+            let (image, _) = try ImageIO.open(path: path, options: keep)
+            let rendered = try RenderContext(workingSpace: .none).render(image, format: .gray8)
+            #expect(rendered == (name == "g.png" ? gray : decodedJPEG), "\(name)")
+        }
+        #expect(try JPEGRowSource(path: folder.appendingPathComponent("g.jpg").path, options: keep).format == .gray8)
+    }
+
     @Test("decoders declare images without alpha opaque (no scan before each render); every write Sfumato makes forgets it")
     func declaredOpacity() throws {
         let noise = try Pixels.noise(40, 30, seed: 9)

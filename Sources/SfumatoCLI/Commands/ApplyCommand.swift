@@ -105,8 +105,9 @@ enum ApplyCommand {
             steps += recipeSteps
         }
 
-        let options = DecodeOptions(pixelLimit: pixelLimit)
         let gray = a.has("--gray")
+        // Grey files decode straight to Gray8; colour ones are turned to grey by a render.
+        let options = DecodeOptions(pixelLimit: pixelLimit, keepGray: gray)
         var (source, info) = try ImageIO.open(path: input, options: options)
         let context = RenderContext(options: .init(workingSpace: workingSpace, threads: threads, fusion: !a.has("--no-fusion")))
         if gray { source = Image(bitmap: try context.render(source, format: .gray8)) }

@@ -63,13 +63,18 @@ public struct DecodeOptions: Sendable {
     public var applyOrientation = true
     /// Convert embedded ICC profiles to sRGB with lcms2.
     public var convertToSRGB = true
+    /// Decode greyscale files to ``PixelFormat/gray8`` bitmaps (a byte a pixel) instead of RGBA8:
+    /// PNGs of 1 to 8 bits without transparency, and one-channel JPEGs, when no colour profile
+    /// needs converting. Other files decode as always.
+    public var keepGray = false
 
     public init(pixelLimit: Int = 200_000_000, jpegScale: Int = 1, applyOrientation: Bool = true,
-                convertToSRGB: Bool = true) {
+                convertToSRGB: Bool = true, keepGray: Bool = false) {
         self.pixelLimit = pixelLimit
         self.jpegScale = jpegScale
         self.applyOrientation = applyOrientation
         self.convertToSRGB = convertToSRGB
+        self.keepGray = keepGray
     }
 }
 

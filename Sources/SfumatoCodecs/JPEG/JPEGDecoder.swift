@@ -98,6 +98,15 @@ final class _JPEGDecoder: RowReader {
         }
     }
 
+    /// Rows come as Gray8 (set by `start`).
+    private(set) var gray = false
+
+    /// Whether `options` decode this file to Gray8: asked for, a one-channel file, and no
+    /// profile to convert.
+    func keepsGray(_ options: DecodeOptions) -> Bool {
+        options.keepGray && d.pointee.cinfo.jpeg_color_space == JCS_GRAYSCALE && !(options.convertToSRGB && icc != nil)
+    }
+
     /// Starts decoding at 1/`scale` size (1, 2, 4 or 8), checking the pixel limit first.
     func start(scale: Int, options: DecodeOptions, convertToSRGB: Bool) throws {
         guard [1, 2, 4, 8].contains(scale) else {
@@ -105,7 +114,8 @@ final class _JPEGDecoder: RowReader {
         }
         let w = (info.width + scale - 1) / scale, h = (info.height + scale - 1) / scale
         try _checkLimit(w, h, options, name)
-        try check(sf_jpeg_start(d, Int32(scale), cmyk ? JCS_CMYK : JCS_EXT_RGBA))
+        gray = keepsGray(options)
+        try check(sf_jpeg_start(d, Int32(scale), cmyk ? JCS_CMYK : gray ? JCS_GRAYSCALE : JCS_EXT_RGBA))
         outputWidth = Int(d.pointee.cinfo.output_width)
         outputHeight = Int(d.pointee.cinfo.output_height)
         if convertToSRGB, let icc {
@@ -183,7 +193,8 @@ public enum JPEG {
 
     static func decodeAll(_ decoder: _JPEGDecoder, _ options: DecodeOptions) throws -> DecodedImage {
         try decoder.start(scale: options.jpegScale, options: options, convertToSRGB: options.convertToSRGB)
-        let bitmap = try Bitmap(width: decoder.outputWidth, height: decoder.outputHeight, format: .rgba8, alpha: .straight)
+        let bitmap = try Bitmap(width: decoder.outputWidth, height: decoder.outputHeight, format: decoder.gray ? .gray8 : .rgba8,
+                                alpha: .straight)
         var y = 0
         while y < bitmap.height {
             let n = try decoder.read(into: bitmap.row(y), rowBytes: bitmap.rowBytes, count: bitmap.height - y)
@@ -199,7 +210,7 @@ public enum JPEG {
 public final class JPEGRowSource: RowSource, @unchecked Sendable {
     public let width: Int
     public let height: Int
-    public var format: PixelFormat { .rgba8 }
+    public let format: PixelFormat
     public var isOpaque: Bool { true }
     public let path: String
     /// The header facts.
@@ -216,6 +227,7 @@ public final class JPEGRowSource: RowSource, @unchecked Sendable {
         try _checkLimit(width, height, options, path)
         self.path = path
         info = probe.info
+        format = probe.keepsGray(options) ? .gray8 : .rgba8
         self.options = options
     }
 

@@ -9,7 +9,8 @@ public enum PNG {
         try _PNGDecoder(bytes: bytes, name: name, options: DecodeOptions(pixelLimit: Bitmap.maximumPixelCount)).info
     }
 
-    /// Decodes PNG bytes to an upright bitmap: RGBA8, or RGBA16 for 16-bit files; straight alpha, sRGB.
+    /// Decodes PNG bytes to an upright bitmap: RGBA8, or RGBA16 for 16-bit files; straight alpha,
+    /// sRGB (Gray8 for grey files when `options.keepGray`).
     public static func decode(_ bytes: [UInt8], name: String = "PNG", options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         let d = try _PNGDecoder(bytes: bytes, name: name, options: options)
         let bitmap = try d.decodeAll()
@@ -41,6 +42,9 @@ final class _PNGDecoder: RowReader {
     let name: String
     private(set) var info: ImageInfo
     private let sixteen: Bool
+    /// Decoded as Gray8 (`DecodeOptions.keepGray` and a grey file of at most 8 bits, opaque, no
+    /// profile to convert).
+    private(set) var gray = false
     private var transform: _ColorTransform?
     private var started = false
     private var row = 0
@@ -80,6 +84,7 @@ final class _PNGDecoder: RowReader {
                 transform = _ColorTransform(icc: icc, sixteenBit: info.bitsPerChannel == 16)
             }
         }
+        gray = options.keepGray && ct == 0 && ihdr.bit_depth <= 8 && !info.hasAlpha && transform == nil
         try _checkLimit(info.width, info.height, options, name)
     }
 
@@ -101,11 +106,17 @@ final class _PNGDecoder: RowReader {
         return .corrupt("\(name): corrupt PNG data (\(m))")
     }
 
-    var format: PixelFormat { sixteen ? .rgba16 : .rgba8 }
+    var format: PixelFormat { gray ? .gray8 : sixteen ? .rgba16 : .rgba8 }
+
+    /// libspng's output format, and its flags (grey output takes no transparency flag).
+    private var spngFormat: (format: Int32, flags: Int32) {
+        if gray { return (Int32(SPNG_FMT_G8.rawValue), 0) }
+        return (Int32(sixteen ? SPNG_FMT_RGBA16.rawValue : SPNG_FMT_RGBA8.rawValue), Int32(SPNG_DECODE_TRNS.rawValue))
+    }
 
     func start() throws {
-        let fmt = Int32(sixteen ? SPNG_FMT_RGBA16.rawValue : SPNG_FMT_RGBA8.rawValue)
-        let status = spng_decode_image(ctx, nil, 0, fmt, Int32(SPNG_DECODE_TRNS.rawValue | SPNG_DECODE_PROGRESSIVE.rawValue))
+        let (fmt, flags) = spngFormat
+        let status = spng_decode_image(ctx, nil, 0, fmt, flags | Int32(SPNG_DECODE_PROGRESSIVE.rawValue))
         if status != 0 { throw _PNGDecoder.error(status, name) }
         started = true
     }
@@ -114,8 +125,8 @@ final class _PNGDecoder: RowReader {
         let bitmap = try Bitmap(width: info.width, height: info.height, format: format, alpha: .straight)
         if interlaced {
             // Interlaced rows arrive pass by pass; decode the whole image in one call instead.
-            let fmt = Int32(sixteen ? SPNG_FMT_RGBA16.rawValue : SPNG_FMT_RGBA8.rawValue)
-            let status = spng_decode_image(ctx, bitmap.baseAddress, bitmap.byteCount, fmt, Int32(SPNG_DECODE_TRNS.rawValue))
+            let (fmt, flags) = spngFormat
+            let status = spng_decode_image(ctx, bitmap.baseAddress, bitmap.byteCount, fmt, flags)
             if status != 0 { throw _PNGDecoder.error(status, name) }
             if let transform { transform.apply(to: bitmap) }
             return bitmap
