@@ -120,6 +120,28 @@ struct GrayFilterTests {
         }
     }
 
+    @Test("grey files streamed with keepGray run on grey tiles and give the decoded bitmap's bytes")
+    func streamedGrayFiles() throws {
+        let gray = GrayFilterTests.images[0].1
+        let folder = try Fixtures.temporaryFolder("gray-stream")
+        let none = RenderContext(workingSpace: .none)
+        let keep = DecodeOptions(keepGray: true)
+        for (name, bytes) in [("g.png", try PNG.encode(gray)), ("g.jpg", try JPEG.encode(gray, options: EncodeOptions(quality: 90)))] {
+            let path = folder.appendingPathComponent(name).path
+            try writeFileAtomically(bytes, to: path)
+            let decoded = try ImageIO.read(path: path, options: keep).bitmap
+            let (streamed, _) = try ImageIO.open(path: path, options: keep)
+            for filter in [Laplacian() as any Filter, Closing(width: 5, height: 5), GammaAdjust(power: 1.5)] {
+                let image = filter.apply(to: streamed)
+                if !(filter is GammaAdjust) {
+                    #expect(try none.explain(image, format: .gray8).contains("on 8-bit grey tiles"), "\(name)")
+                }
+                #expect(try none.render(image, format: .gray8) == (try none.render(filter.apply(to: Image(bitmap: decoded)), format: .gray8)),
+                        "\(name), \(type(of: filter))")
+            }
+        }
+    }
+
     @Test("the grey Laplacian and disc dilation follow their definitions at every pixel of a grey photo")
     func grayDefinitions() throws {
         let gray = GrayFilterTests.images[0].1

@@ -102,9 +102,10 @@ final class _JPEGDecoder: RowReader {
     private(set) var gray = false
 
     /// Whether `options` decode this file to Gray8: asked for, a one-channel file, and no
-    /// profile to convert.
+    /// profile to convert (grey profiles are not converted on the RGBA route either).
     func keepsGray(_ options: DecodeOptions) -> Bool {
-        options.keepGray && d.pointee.cinfo.jpeg_color_space == JCS_GRAYSCALE && !(options.convertToSRGB && icc != nil)
+        options.keepGray && d.pointee.cinfo.jpeg_color_space == JCS_GRAYSCALE
+            && !(options.convertToSRGB && icc.flatMap { _ColorTransform(icc: $0) } != nil)
     }
 
     /// Starts decoding at 1/`scale` size (1, 2, 4 or 8), checking the pixel limit first.
@@ -118,7 +119,7 @@ final class _JPEGDecoder: RowReader {
         try check(sf_jpeg_start(d, Int32(scale), cmyk ? JCS_CMYK : gray ? JCS_GRAYSCALE : JCS_EXT_RGBA))
         outputWidth = Int(d.pointee.cinfo.output_width)
         outputHeight = Int(d.pointee.cinfo.output_height)
-        if convertToSRGB, let icc {
+        if convertToSRGB, !gray, let icc {
             transform = _ColorTransform(icc: icc, cmyk: cmyk, invertedCMYK: invertedCMYK)
         }
         if cmyk { cmykRow = .allocate(capacity: 4 * outputWidth * 16) }

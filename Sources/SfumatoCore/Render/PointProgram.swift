@@ -571,7 +571,7 @@ extension _PointExec {
                 } else {
                     let t = UnsafeRawPointer(table), o = UnsafeMutableRawPointer(out)
                     for x in 0..<rect.width {
-                        o.storeBytes(of: t.load(fromByteOffset: 4 * Int(s[x]), as: UInt32.self), toByteOffset: 4 * x, as: UInt32.self)
+                        o.storeBytes(of: t.loadUnaligned(fromByteOffset: 4 * Int(s[x]), as: UInt32.self), toByteOffset: 4 * x, as: UInt32.self)
                     }
                 }
             }

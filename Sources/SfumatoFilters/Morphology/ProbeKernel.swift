@@ -49,8 +49,8 @@ struct _ProbeKernel: NeighborhoodKernel {
         guard let runs else { return "general probe" }
         return "flat probe: \(Set(runs.filter { $0.length > 0 }.map(\.length)).count) run lengths off one doubling ladder, \(runs.filter { $0.length > 0 }.count) rows combined"
     }
-    /// 8-bit data only for probe values in 0...1, which are 8-bit levels themselves (a value
-    /// outside would be clamped to a level and the result would differ from the definition's).
+    /// 8-bit data only for probe values in 0...1, each taken as its nearest level (a value
+    /// outside would be clamped to 0 or 255 and the result would leave the definition's).
     var supportsBytes: Bool { probe.allSatisfy { (0...1).contains($0) } }
     /// Grey only where an opaque input stays opaque (grey has no alpha): erosion always (alpha
     /// 1 + p clamps to 1), dilation when some tap has p <= 0.
