@@ -26,7 +26,10 @@ public final class RenderContext: Sendable {
         public var workingSpace: WorkingSpace = .linear
         /// Threads to use (1...512); defaults to the number of cores.
         public var threads: Int = defaultThreadCount
-        /// Tile width in pixels (16...65536).
+        /// Tile width in pixels (16...65536); renders on grey tiles (a byte a pixel) use tiles twice
+        /// as wide (6000x4000 grey, medians of 11: 5x5 closing 8.8 -> 7.1 ms, disc dilation 11.9 ->
+        /// 11.0 ms; four times as wide was slower for the disc, whose five run-length tiles then
+        /// outgrow the cache).
         public var tileWidth: Int = 1024
         /// Strip (tile) height in pixels (1...4096); smaller strips are used for small renders so
         /// every thread gets work.
@@ -122,7 +125,7 @@ public final class RenderContext: Sendable {
         let layout = stripLayout(r)
         var lines = [
             "render \(r) -> \(format); working space \(workingSpace); \(options.threads) thread(s); "
-                + "\(layout.count) strip(s) of \(layout.height) rows in tiles of \(min(options.tileWidth, r.width))x\(layout.height)"
+                + "\(layout.count) strip(s) of \(layout.height) rows in tiles of \(tileWidth(plan, r))x\(layout.height)"
                 + "; fusion \(options.fusion ? "on" : "off")",
         ]
         for s in plan.streams {
@@ -157,6 +160,11 @@ public final class RenderContext: Sendable {
         let wanted = max(8, (r.height + 4 * options.threads - 1) / (4 * options.threads))
         let h = max(1, min(options.tileHeight, wanted))
         return _StripLayout(height: h, count: (r.height + h - 1) / h)
+    }
+
+    /// The tile width for a render of `rect`: the option's, twice that on grey tiles.
+    func tileWidth(_ plan: _Plan, _ rect: Rect) -> Int {
+        min(options.tileWidth * (plan.root.natural == .gray ? 2 : 1), rect.width)
     }
 
     /// Strips allowed in flight beyond the oldest unfinished one.
@@ -217,7 +225,7 @@ public final class RenderContext: Sendable {
         let layout = stripLayout(rect)
         for s in plan.streams { try s.beginPass(capacity: streamCapacity(plan, s, rect, layout)) }
         defer { plan.streams.forEach { $0.endPass() } }
-        let tileWidth = min(options.tileWidth, rect.width)
+        let tileWidth = tileWidth(plan, rect)
 
         switch destination {
         case .memory(let d):
