@@ -120,6 +120,18 @@ struct GrayFilterTests {
         }
     }
 
+    @Test("grey renders in small tiles (32 wide on grey tiles, 8 rows) equal whole-image ones")
+    func grayTiles() throws {
+        let small = RenderContext(options: .init(workingSpace: .none, tileWidth: 16, tileHeight: 8))
+        let whole = RenderContext(options: .init(workingSpace: .none, tileWidth: 65536, tileHeight: 4096))
+        let gray = GrayFilterTests.images[0].1
+        for (name, filter) in GrayFilterTests.filters.prefix(8) + GrayFilterTests.filters.suffix(4) {
+            let image = filter.apply(to: Image(bitmap: gray))
+            #expect(try small.explain(image, format: .gray8).contains(name.contains("not grey") ? "tiles of 16x8" : "tiles of 32x8"), "\(name)")
+            #expect(try small.render(image, format: .gray8) == (try whole.render(image, format: .gray8)), "\(name)")
+        }
+    }
+
     @Test("grey files streamed with keepGray run on grey tiles and give the decoded bitmap's bytes")
     func streamedGrayFiles() throws {
         let gray = GrayFilterTests.images[0].1
