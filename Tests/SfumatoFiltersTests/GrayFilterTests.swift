@@ -32,6 +32,7 @@ struct GrayFilterTests {
         ("sharpen", try! Convolution(width: 3, height: 3, weights: sharpen)),
         ("emboss", try! Convolution(width: 3, height: 3, weights: [-2, 0, 0, 0, 1, 0, 0, 0, 2])),
         ("sobel", Sobel()), ("sobel on luma", Sobel(grey: true)),
+        ("gaussian 2, edges clamped", GaussianBlur(radius: 2, edges: .clamp)), ("gaussian 5, transparent edges", GaussianBlur(radius: 5)),
         ("sobel on weights adding to 1.5 (not grey)", Sobel(grey: true, weights: [0.5, 0.5, 0.5])),
         ("emboss 5x3 with bias (alpha 0.25: not grey)", try! Convolution(width: 5, height: 3, weights: [-1, -1, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 1, 1], bias: 0.25)),
         ("dilate, every tap above 0 (alpha below 1: not grey)", try! Dilate(width: 3, height: 3, probe: [Double](repeating: 0.1, count: 9))),
@@ -44,7 +45,7 @@ struct GrayFilterTests {
         ("opening 5x5", Opening(width: 5, height: 5)),
     ]
 
-    @Test("grey tiles give exactly the bytes of the RGBA path on the same grey image, borders included, into grey and RGBA8")
+    @Test("grey tiles give exactly the bytes of the RGBA path on the same grey image, borders included, into grey and RGBA8 (the Gaussian within a level)")
     func grayEqualsRGBA() throws {
         let none = RenderContext(workingSpace: .none)
         for (name, filter) in GrayFilterTests.filters {
@@ -57,16 +58,23 @@ struct GrayFilterTests {
                 let expanded = filter.apply(to: Image(bitmap: try gray.expandedToRGBA8()))
                 // The same grey as RGBA (R = G = B) through the 4-channel kernels, stored as grey
                 // and as straight RGBA8 (where alpha shows).
+                // Exact, except the Gaussian: its 8-bit route is fixed point (within a level of the
+                // float one), and next to a transparent surround the RGBA route computes in float
+                // where the grey one, into grey, stays in 8 bits.
+                let tolerance: Float = name.contains("gaussian") ? 1 : 0
                 for format in [PixelFormat.gray8, .rgba8] {
                     let got = try none.render(image, format: format), want = try none.render(expanded, format: format)
                     var mismatches = 0, first = (0, 0)
                     for y in 0..<gray.height {
-                        for x in 0..<gray.width where got.pixel(x: x, y: y) != want.pixel(x: x, y: y) {
-                            if mismatches == 0 { first = (x, y) }
-                            mismatches += 1
+                        for x in 0..<gray.width {
+                            let d = got.pixel(x: x, y: y) - want.pixel(x: x, y: y)
+                            if (d.replacing(with: -d, where: d .< 0) * 255).max() > tolerance + 0.01 {
+                                if mismatches == 0 { first = (x, y) }
+                                mismatches += 1
+                            }
                         }
                     }
-                    #expect(mismatches == 0, "\(name) on \(imageName) into \(format): \(mismatches) pixels differ, first at \(first)")
+                    #expect(mismatches == 0, "\(name) on \(imageName) into \(format): \(mismatches) pixels differ by more than \(tolerance), first at \(first)")
                 }
             }
         }

@@ -10,7 +10,8 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
     /// One 8-bit grey channel, 1 byte a pixel, always opaque: a pixel of value g reads as
     /// RGBA (g, g, g, 1). Colour written to it keeps its luminance (Rec. 709 weights in the working
     /// space; premultiplied colour, so partial alpha lands over black). In the `.none` working
-    /// space, convolutions with integer weights, Sobel and morphology run on it a byte a pixel.
+    /// space, convolutions with integer weights, Sobel, the Gaussian (σ below 12) and morphology
+    /// run on it a byte a pixel.
     case gray8
 
     /// Bytes one pixel takes.

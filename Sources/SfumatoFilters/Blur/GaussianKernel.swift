@@ -38,6 +38,9 @@ struct _GaussianKernel: NeighborhoodKernel {
         return recursive == nil ? separable : separable + "; float data: recursive (Deriche, 4th order)"
     }
     var supportsBytes: Bool { sigma < Self.recursiveBytesFromSigma }
+    /// Every byte alike, so grey tiles too (an opaque input stays opaque inside; the edges of a
+    /// transparent surround go through floats where alpha shows).
+    var supportsGray: Bool { supportsBytes }
 
     /// The weights as 0.16 fixed point (their sum a hair under 1, so sums never overflow).
     var fixedWeights: [UInt16] {
@@ -61,8 +64,9 @@ struct _GaussianKernel: NeighborhoodKernel {
         let centre = SIMD8<UInt16>(repeating: fixed[0])
         let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
         for k in 1...r { pairs[k] = SIMD8(repeating: UInt16(min(65535, 2 * Int(fixed[k])))) }
-        let n = out.width * 4                  // output bytes per row
-        let wide = n + 8 * r                   // the vertical pass covers r pixels more on each side
+        let bpp = input.channels               // bytes a pixel: 4 (RGBA) or 1 (grey)
+        let n = out.width * bpp                // output bytes per row
+        let wide = n + 2 * bpp * r             // the vertical pass covers r pixels more on each side
         let mid = scratch.buffer(of: UInt16.self, count: wide + 16)
         let midRaw = UnsafeMutableRawPointer(mid)
         let rows = scratch.buffer(of: UnsafeRawPointer.self, count: 2 * r + 1)
@@ -122,9 +126,9 @@ struct _GaussianKernel: NeighborhoodKernel {
                 mid[i] = UInt16(min(acc, 65535))
                 i += 1
             }
-            // Horizontal: taps 4 values (one pixel) apart along the 16-bit row.
+            // Horizontal: taps one pixel (bpp values) apart along the 16-bit row.
             let d = output.row(y)
-            let m = UnsafeRawPointer(mid + 4 * r)
+            let m = UnsafeRawPointer(mid + bpp * r)
             i = 0
             @inline(__always) func at(_ j: Int) -> SIMD8<UInt16> { m.loadUnaligned(fromByteOffset: 2 &* j, as: SIMD8<UInt16>.self) }
             // The sums are value x 256 (at most 65535): shifted down they are bytes, packed two
@@ -138,7 +142,7 @@ struct _GaussianKernel: NeighborhoodKernel {
                 var acc3 = _mulhi(at(i &+ 16), centre) &+ 128, acc4 = _mulhi(at(i &+ 24), centre) &+ 128
                 var k = 1
                 while k <= r {
-                    let w = pairs[k], o = 4 &* k
+                    let w = pairs[k], o = bpp &* k
                     // Half the pair's sum, rounded (pavgw): no overflow, no shifts.
                     acc &+= _mulhi(_average(at(i &- o), at(i &+ o)), w)
                     acc2 &+= _mulhi(_average(at(i &+ 8 &- o), at(i &+ 8 &+ o)), w)
@@ -154,8 +158,8 @@ struct _GaussianKernel: NeighborhoodKernel {
                 var acc = _mulhi(m.loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self), centre) &+ 128
                 var k = 1
                 while k <= r {
-                    let a = m.loadUnaligned(fromByteOffset: 2 &* (i &- 4 &* k), as: SIMD8<UInt16>.self)
-                    let b = m.loadUnaligned(fromByteOffset: 2 &* (i &+ 4 &* k), as: SIMD8<UInt16>.self)
+                    let a = m.loadUnaligned(fromByteOffset: 2 &* (i &- bpp &* k), as: SIMD8<UInt16>.self)
+                    let b = m.loadUnaligned(fromByteOffset: 2 &* (i &+ bpp &* k), as: SIMD8<UInt16>.self)
                     acc &+= _mulhi(_average(a, b), pairs[k])
                     k &+= 1
                 }
@@ -163,10 +167,10 @@ struct _GaussianKernel: NeighborhoodKernel {
                 i &+= 8
             }
             while i < n {
-                let j = i + 4 * r
+                let j = i + bpp * r
                 var acc: UInt32 = 128 + (UInt32(mid[j]) * UInt32(fixed[0])) >> 16
                 for k in 1...r {
-                    let sum = (UInt32(mid[j - 4 * k]) + UInt32(mid[j + 4 * k]) + 1) >> 1
+                    let sum = (UInt32(mid[j - bpp * k]) + UInt32(mid[j + bpp * k]) + 1) >> 1
                     acc += (sum * UInt32(pairs[k][0])) >> 16
                 }
                 d[i] = UInt8(min(acc >> 8, 255))
