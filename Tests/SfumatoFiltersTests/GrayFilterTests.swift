@@ -107,6 +107,29 @@ struct GrayFilterTests {
         }
     }
 
+    @Test("point filters from 8-bit RGBA into Gray8 (the 8-bit routes, then luminance) stay within a level of the float route's",
+          arguments: [WorkingSpace.none, .linear])
+    func rgbaPointFiltersIntoGray(ws: WorkingSpace) throws {
+        let context = RenderContext(workingSpace: ws)
+        let chains: [(String, [any Filter])] = [
+            ("gamma (table)", [GammaAdjust(power: 1.5)]), ("threshold (pixel function)", [ThresholdBinary(threshold: 0.4)]),
+            ("PencilController chain (matrix tail)", [HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2),
+                                                      ExposureAdjust(ev: 0.5), GammaAdjust(power: 1.5)]),
+        ]
+        for (name, filters) in chains {
+            for (imageName, rgba) in [GalleryImages.photos[0], GalleryImages.withAlpha[0]] {
+                let floats = try context.render(Image(bitmap: rgba), format: .rgbaFloat32, alpha: .premultiplied, encoding: ws.encoding)
+                var image = Image(bitmap: rgba), reference = Image(bitmap: floats)
+                for f in filters { image = f.apply(to: image); reference = f.apply(to: reference) }
+                let got = try context.render(image, format: .gray8), want = try context.render(reference, format: .gray8)
+                // Threshold's knife edge: a luma at the cut may land either side in the two routes.
+                let worst = Pixels.maxDifference(got, want)
+                #expect(worst <= 1.01 || name.hasPrefix("threshold") && worst == 255 && Pixels.meanDifference(got, want) < 0.05,
+                        "\(name) on \(imageName), \(ws): \(worst) levels")
+            }
+        }
+    }
+
     @Test("Gray8 histograms count what RGBA8 counts of the same grey; equalization and specification give its bytes")
     func grayHistograms() throws {
         let none = RenderContext(workingSpace: .none)

@@ -26,18 +26,20 @@ extension _Convert {
         }
     }
 
-    /// Working floats to stored grey: the luminance, clamped to 0...1 and rounded to nearest
-    /// (exactly, through the encoding table, when encoding linear light).
+    /// Working floats to stored grey: the luminance, rounded to nearest (exactly, through the
+    /// encoding table, when encoding linear light). Each channel is first clamped to 0...alpha,
+    /// as an RGBA8 store clamps it, so grey is the luminance of what RGBA8 would show over black.
     static func storeGray8(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, workingEncoding: ColorEncoding,
                            encoding: ColorEncoding, _ dst: UnsafeMutablePointer<UInt8>) {
         let w = SRGB.luminanceWeights
+        @inline(__always) func visible(_ v: SIMD4<Float>) -> SIMD4<Float> { v.bounded(0, min(max(v.w, 0), 1)) }
         if workingEncoding == .linear && encoding == .srgb {
             let tables = _SRGBTables.shared
-            for i in 0..<count { dst[i] = tables.encodeToByte((src[i] * w).sum()) }
+            for i in 0..<count { dst[i] = tables.encodeToByte((visible(src[i]) * w).sum()) }
             return
         }
         for i in 0..<count {
-            var y = (src[i] * w).sum()
+            var y = (visible(src[i]) * w).sum()
             if encoding != workingEncoding { y = Float(SRGB.decode(Double(y))) }
             dst[i] = UInt8(min(max(y, 0), 1) * 255 + 0.5)
         }

@@ -508,29 +508,29 @@ class _PointExec: _Exec, @unchecked Sendable {
         if readable.storedFormat == .gray8 && (d.format == .gray8 || d.format == .rgba8) {
             return try storeGray(rect, readable, xOffset, into: d, w)
         }
-        if lut != nil && d.format == .rgba8 && readable.hasStraightBytes {
-            try readable.withStoredRows(rect, w) { y, stored in
-                let out = d.row(y) + (rect.x - d.rect.x) * 4
-                mapBytes((stored + xOffset).assumingMemoryBound(to: UInt8.self), out.assumingMemoryBound(to: UInt8.self),
-                         rect.width, premultipliedInput: false, premultipliedOutput: d.alpha == .premultiplied)
-            }
-            return
-        }
-        if let f = bytePixelFunction, d.format == .rgba8 && readable.hasStraightBytes {
+        // The 8-bit routes (a table, a byte pixel function, a matrix tail) write RGBA8 rows; for a
+        // grey destination in the none working space (where luminance is taken of the encoded
+        // values) they write a row of premultiplied RGBA (colour over black) whose luminance is
+        // then stored. In linear light, luminance needs the linear values: the float route.
+        let toGray = d.format == .gray8 && d.encoding == .srgb && !w.linear
+        if (d.format == .rgba8 || toGray) && readable.hasStraightBytes && (lut != nil || bytePixelFunction != nil || matrixTail != nil) {
+            let premultiplied = toGray || d.alpha == .premultiplied
             let levels = w.linear ? SRGB.decodedByte : _PointExec.plainLevels
+            let temp: UnsafeMutablePointer<UInt8>? = toGray ? .allocate(capacity: 4 * rect.width) : nil
+            defer { temp?.deallocate() }
             try readable.withStoredRows(rect, w) { y, stored in
-                let out = (d.row(y) + (rect.x - d.rect.x) * 4).assumingMemoryBound(to: UInt8.self)
-                f.apply(StraightBytes(source: (stored + xOffset).assumingMemoryBound(to: UInt8.self), destination: out,
-                                      count: rect.width, level: levels, linear: w.linear))
-                if d.alpha == .premultiplied { _premultiplyBytes(out, rect.width) }
-            }
-            return
-        }
-        if matrixTail != nil && d.format == .rgba8 && readable.hasStraightBytes {
-            try readable.withStoredRows(rect, w) { y, stored in
-                let out = d.row(y) + (rect.x - d.rect.x) * 4
-                mapMatrixTail((stored + xOffset).assumingMemoryBound(to: UInt8.self), out.assumingMemoryBound(to: UInt8.self),
-                              rect.width, linear: w.linear, premultipliedOutput: d.alpha == .premultiplied)
+                let source = (stored + xOffset).assumingMemoryBound(to: UInt8.self)
+                let row = (d.row(y) + (rect.x - d.rect.x) * d.format.bytesPerPixel).assumingMemoryBound(to: UInt8.self)
+                let out = temp ?? row
+                if lut != nil {
+                    mapBytes(source, out, rect.width, premultipliedInput: false, premultipliedOutput: premultiplied)
+                } else if let f = bytePixelFunction {
+                    f.apply(StraightBytes(source: source, destination: out, count: rect.width, level: levels, linear: w.linear))
+                    if premultiplied { _premultiplyBytes(out, rect.width) }
+                } else {
+                    mapMatrixTail(source, out, rect.width, linear: w.linear, premultipliedOutput: premultiplied)
+                }
+                if let temp { _Convert.bytesToGray(temp, rect.width, row) }
             }
             return
         }
