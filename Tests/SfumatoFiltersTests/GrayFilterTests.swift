@@ -24,6 +24,19 @@ struct GrayFilterTests {
                                  1, 1, 1, 1, 1, 1, 1]
     static let bumpy = (0..<25).map { Double(($0 * 7) % 5) / 20 }
     static let sharpen = [-0.5, -1, -0.5, -1, 7, -1, -0.5, -1, -0.5]
+    /// `filters` over `bitmap`, and over the same values from a float bitmap, which takes the
+    /// float route: the reference for the 8-bit and grey routes.
+    static func withFloatReference(_ bitmap: Bitmap, _ filters: [any Filter], _ context: RenderContext) throws -> (Image, Image) {
+        let floats = try context.render(Image(bitmap: bitmap), format: .rgbaFloat32, alpha: .premultiplied,
+                                        encoding: context.workingSpace.encoding)
+        var image = Image(bitmap: bitmap), reference = Image(bitmap: floats)
+        for f in filters { image = f.apply(to: image); reference = f.apply(to: reference) }
+        return (image, reference)
+    }
+
+    /// The PencilController app's four colour filters, fused into one pass.
+    static let pencilChain: [any Filter] = [HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2),
+                                            ExposureAdjust(ev: 0.5), GammaAdjust(power: 1.5)]
 
     /// Filters with a grey kernel, with their names, and two that must not run on grey tiles: an
     /// opaque input does not stay opaque through them (grey tiles hold no alpha).
@@ -87,18 +100,13 @@ struct GrayFilterTests {
         let chains: [(String, [any Filter])] = [
             ("gamma", [GammaAdjust(power: 1.5)]), ("exposure", [ExposureAdjust(ev: 0.7)]),
             ("tone curve", [ToneCurve(levels: [0, 0.2, 0.6, 0.8, 1])]), ("threshold", [ThresholdBinary(threshold: 0.4)]),
-            ("PencilController chain", [HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2),
-                                        ExposureAdjust(ev: 0.5), GammaAdjust(power: 1.5)]),
+            ("PencilController chain", GrayFilterTests.pencilChain),
             ("sepia with alpha", [ColorMatrix(r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0],
                                               a: [0, 0, 0, 0.6], bias: [0.05, 0, -0.05, 0])]),
         ]
         for (name, filters) in chains {
             for (imageName, gray) in GrayFilterTests.images.prefix(2) {
-                // The reference: the same values from a float bitmap, which takes the float route.
-                let floats = try context.render(Image(bitmap: gray), format: .rgbaFloat32, alpha: .premultiplied,
-                                                encoding: ws.encoding)
-                var image = Image(bitmap: gray), reference = Image(bitmap: floats)
-                for f in filters { image = f.apply(to: image); reference = f.apply(to: reference) }
+                let (image, reference) = try GrayFilterTests.withFloatReference(gray, filters, context)
                 for format in [PixelFormat.gray8, .rgba8] {
                     let got = try context.render(image, format: format), want = try context.render(reference, format: format)
                     #expect(got == want, "\(name) on \(imageName) into \(format), \(ws): max difference \(Pixels.maxDifference(got, want))")
@@ -113,14 +121,11 @@ struct GrayFilterTests {
         let context = RenderContext(workingSpace: ws)
         let chains: [(String, [any Filter])] = [
             ("gamma (table)", [GammaAdjust(power: 1.5)]), ("threshold (pixel function)", [ThresholdBinary(threshold: 0.4)]),
-            ("PencilController chain (matrix tail)", [HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2),
-                                                      ExposureAdjust(ev: 0.5), GammaAdjust(power: 1.5)]),
+            ("PencilController chain (matrix tail)", GrayFilterTests.pencilChain),
         ]
         for (name, filters) in chains {
             for (imageName, rgba) in [GalleryImages.photos[0], GalleryImages.withAlpha[0]] {
-                let floats = try context.render(Image(bitmap: rgba), format: .rgbaFloat32, alpha: .premultiplied, encoding: ws.encoding)
-                var image = Image(bitmap: rgba), reference = Image(bitmap: floats)
-                for f in filters { image = f.apply(to: image); reference = f.apply(to: reference) }
+                let (image, reference) = try GrayFilterTests.withFloatReference(rgba, filters, context)
                 let got = try context.render(image, format: .gray8), want = try context.render(reference, format: .gray8)
                 // Threshold's knife edge: a luma at the cut may land either side in the two routes.
                 let worst = Pixels.maxDifference(got, want)
