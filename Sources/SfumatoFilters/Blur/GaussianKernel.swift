@@ -1,5 +1,8 @@
 import Foundation
 import SfumatoCore
+#if arch(x86_64)
+import SfumatoAVX512
+#endif
 
 /// Separable Gaussian convolution with weights exp(-i²/2σ²), normalised, over radius ceil(3σ);
 /// for large sigmas, Deriche's recursive filter over the same reach (`_RecursiveGaussianKernel`).
@@ -64,10 +67,13 @@ struct _GaussianKernel: NeighborhoodKernel {
         let centre = SIMD8<UInt16>(repeating: fixed[0])
         let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
         for k in 1...r { pairs[k] = SIMD8(repeating: UInt16(min(65535, 2 * Int(fixed[k])))) }
+        #if arch(x86_64)
+        if CPUFeatures.wideVectors { return applyAVX512(input: input, output: output, scratch: scratch) }
+        #endif
         let bpp = input.channels               // bytes a pixel: 4 (RGBA) or 1 (grey)
         let n = out.width * bpp                // output bytes per row
-        let wide = n + 2 * bpp * r             // the vertical pass covers r pixels more on each side
-        let mid = scratch.buffer(of: UInt16.self, count: wide + 16)
+        let span = n + 2 * bpp * r             // the vertical pass covers r pixels more on each side
+        let mid = scratch.buffer(of: UInt16.self, count: span + 16)
         let midRaw = UnsafeMutableRawPointer(mid)
         let rows = scratch.buffer(of: UnsafeRawPointer.self, count: 2 * r + 1)
         for y in out.y..<out.maxY {
@@ -84,7 +90,7 @@ struct _GaussianKernel: NeighborhoodKernel {
             // Thirty-two values per step in four independent sums (the multiply-highs of one sum
             // wait on each other; four keep the vector units busy, and the row pointers and the
             // weight are loaded once for all of them); the row's last few values eight at a time.
-            while i &+ 32 <= wide {
+            while i &+ 32 <= span {
                 let cv = load256(c, i), cv2 = load256(c, i &+ 16)
                 var acc = _mulhi(cv.low, centre), acc2 = _mulhi(cv.high, centre)
                 var acc3 = _mulhi(cv2.low, centre), acc4 = _mulhi(cv2.high, centre)
@@ -104,7 +110,7 @@ struct _GaussianKernel: NeighborhoodKernel {
                 midRaw.storeBytes(of: acc4, toByteOffset: 2 &* (i &+ 24), as: SIMD8<UInt16>.self)
                 i &+= 32
             }
-            while i &+ 8 <= wide {
+            while i &+ 8 <= span {
                 let v = SIMD8<UInt16>(truncatingIfNeeded: c.loadUnaligned(fromByteOffset: i, as: SIMD8<UInt8>.self)) &<< 8
                 var acc = _mulhi(v, centre)
                 var k = 1
@@ -117,7 +123,7 @@ struct _GaussianKernel: NeighborhoodKernel {
                 midRaw.storeBytes(of: acc, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
                 i &+= 8
             }
-            while i < wide {
+            while i < span {
                 var acc = (UInt32(c.load(fromByteOffset: i, as: UInt8.self)) << 8 &* UInt32(fixed[0])) >> 16
                 for k in 1...r {
                     let sum = UInt32(rows[r - k].load(fromByteOffset: i, as: UInt8.self)) + UInt32(rows[r + k].load(fromByteOffset: i, as: UInt8.self))
@@ -179,6 +185,36 @@ struct _GaussianKernel: NeighborhoodKernel {
         }
     }
 
+    #if arch(x86_64)
+    /// The same arithmetic with 512-bit vectors (SfumatoAVX512's `_gaussianTileAVX512`); opaque
+    /// RGBA tiles skip alpha when the fixed-point weights give 255 back for 255.
+    private func applyAVX512(input: ByteTile, output: ByteTile, scratch: TileScratch) {
+        let out = output.rect, r = radius, bpp = input.channels
+        let fixed = fixedWeights
+        let pairs = scratch.buffer(of: UInt16.self, count: r + 1)
+        for k in 1...r { pairs[k] = UInt16(min(65535, 2 * Int(fixed[k]))) }
+        let origin = input.pointer(x: out.x - r, y: out.y - r)
+        let dropAlpha = bpp == 4 && keepsOpaque
+            && _isOpaqueAVX512(origin, stride: 4 * input.stride, pixels: out.width + 2 * r, rows: out.height + 2 * r)
+        let layout = _GaussianTileLayout(width: out.width, height: out.height, bytesPerPixel: bpp, dropAlpha: dropAlpha)
+        _gaussianTileAVX512(input: origin, inputStride: bpp * input.stride, output: output.row(out.y),
+                            outputStride: bpp * output.stride, layout: layout, radius: r, centre: fixed[0], pairs: pairs,
+                            scratch: scratch.buffer(of: UInt16.self, count: layout.scratchWords(radius: r)))
+    }
+    #endif
+
+    /// Whether the fixed-point passes give 255 back for a constant 255 (so an opaque region's
+    /// alpha needs no computing).
+    var keepsOpaque: Bool {
+        let fixed = fixedWeights
+        func pass(_ v: UInt32, round: UInt32) -> UInt32 {
+            var acc = round + (v * UInt32(fixed[0])) >> 16
+            for k in 1...radius { acc += (v * UInt32(min(65535, 2 * Int(fixed[k])))) >> 16 }
+            return acc & 0xFFFF
+        }
+        return pass(pass(255 << 8, round: 0), round: 128) >> 8 == 255
+    }
+
     func outputExtent(forInput extent: Rect) -> Rect { extent.insetBy(dx: -radius, dy: -radius) }
 
     /// The recursive filter reads further than it grows the output (see its `reach`); the
@@ -226,3 +262,4 @@ struct _GaussianKernel: NeighborhoodKernel {
 func _mulhi(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
     SIMD8<UInt16>(truncatingIfNeeded: (SIMD8<UInt32>(truncatingIfNeeded: a) &* SIMD8<UInt32>(truncatingIfNeeded: b)) &>> 16)
 }
+

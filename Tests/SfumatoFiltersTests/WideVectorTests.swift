@@ -1,0 +1,59 @@
+import Foundation
+import SfumatoCore
+import SfumatoFilters
+import SfumatoTestSupport
+import Testing
+
+/// The AVX-512 twins (module SfumatoAVX512) give the baseline kernels' bytes exactly.
+///
+/// Each case renders once with the wide kernels and once with `CPUFeatures.withBaselineVectors`.
+/// The switch is process-wide; renders of other tests running meanwhile may take either route,
+/// which is harmless because both give the same bytes (which is what this suite checks).
+@Suite("AVX-512 kernels against the baseline kernels", .serialized)
+struct WideVectorTests {
+    /// Photos, edge cases, transparency, a width whose rows end inside a 64-byte vector, and
+    /// grey copies of the photos.
+    static let images: [(String, Bitmap)] = {
+        let none = RenderContext(workingSpace: .none)
+        let grey = GalleryImages.photos.map { ("\($0.0) grey", try! none.render(Image(bitmap: $0.1), format: .gray8)) }
+        let odd = try! Pixels.noise(131, 37, seed: 3)
+        let translucentEdge = try! Pixels.make(70, 9) { x, y in SIMD4(Float(x) / 70, 0.5, Float(y) / 9, x < 60 ? 1 : 0.5) }
+        // Premultiplied 8-bit with alpha takes the byte kernels (straight alpha goes through floats).
+        var seed: UInt32 = 9
+        func next() -> Float { seed = seed &* 1_664_525 &+ 1_013_904_223; return Float(seed >> 24) / 255 }
+        let premultiplied = try! Pixels.make(75, 21, alpha: .premultiplied) { _, _ in SIMD4(next(), next(), next(), next()) }
+        return [("premultiplied alpha noise", premultiplied)] + GalleryImages.all + GalleryImages.withAlpha + [("131x37 noise", odd), ("opaque but for 10 columns", translucentEdge)] + grey
+    }()
+
+    static let filters: [(String, any Filter)] = [
+        ("gaussian 0.4 clamp", GaussianBlur(radius: 0.4, edges: .clamp)), ("gaussian 2 clamp", GaussianBlur(radius: 2, edges: .clamp)),
+        ("gaussian 3.3 transparent", GaussianBlur(radius: 3.3)), ("gaussian 10 clamp", GaussianBlur(radius: 10, edges: .clamp)),
+        ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)),
+    ]
+
+    @Test("dispatch: wide kernels run exactly where the processor has AVX-512")
+    func dispatch() {
+        #expect(CPUFeatures.wideVectors == (CPUFeatures.hasAVX512 && ProcessInfo.processInfo.environment["SFUMATO_SIMD"] != "baseline"))
+        CPUFeatures.withBaselineVectors { #expect(!CPUFeatures.wideVectors) }
+        #if arch(x86_64) && os(Linux)
+        // The switch must agree with the kernel's own flags (a wrong answer either faults or
+        // leaves the fast kernels unused).
+        let flags = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        #expect(CPUFeatures.hasAVX512 == (flags.contains(" avx512vbmi ") && flags.contains(" avx512bw ")))
+        #endif
+    }
+
+    @Test("identical bytes, whole renders and small tiles", arguments: filters.indices)
+    func identical(filter index: Int) throws {
+        let (name, filter) = Self.filters[index]
+        for (imageName, bitmap) in Self.images {
+            for options in [RenderContext.Options(workingSpace: .none), .init(workingSpace: .none, tileWidth: 16, tileHeight: 5)] {
+                let context = RenderContext(options: options)
+                let format = bitmap.format
+                let wide = try context.render(filter.apply(to: Image(bitmap: bitmap)), format: format)
+                let baseline = try CPUFeatures.withBaselineVectors { try context.render(filter.apply(to: Image(bitmap: bitmap)), format: format) }
+                #expect(Pixels.maxDifference(wide, baseline) == 0, "\(name) on \(imageName), tiles \(options.tileWidth)x\(options.tileHeight)")
+            }
+        }
+    }
+}
