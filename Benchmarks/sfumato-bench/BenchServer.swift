@@ -31,6 +31,8 @@ enum BenchServer {
     nonisolated(unsafe) static var files: [String: [UInt8]] = [:]
     nonisolated(unsafe) static var threads = defaultThreadCount
     nonisolated(unsafe) static var fusion = true
+    /// Tile width and strip height (`tiles W H`), for measuring tile shapes.
+    nonisolated(unsafe) static var tileSize = (width: 1024, height: 64)
 
     static func now() -> Double {
         var t = timespec()
@@ -83,6 +85,9 @@ enum BenchServer {
         case "threads":
             threads = Int(a[0]) ?? defaultThreadCount
             reply("ok")
+        case "tiles":
+            tileSize = (Int(a[0]) ?? 1024, Int(a[1]) ?? 64)
+            reply("ok")
         case "fusion":
             fusion = a.first != "off"
             reply("ok")
@@ -95,7 +100,8 @@ enum BenchServer {
             let source = float ? floats[key]! : gray ? grays[key]! : images[key]!
             var recipe = Image(bitmap: source)
             for spec in specs { recipe = try apply(spec, to: recipe) }
-            let context = RenderContext(options: .init(workingSpace: ws, threads: threads, fusion: fusion))
+            let context = RenderContext(options: .init(workingSpace: ws, threads: threads, tileWidth: tileSize.width,
+                                                                tileHeight: tileSize.height, fusion: fusion))
             if command == "explain" {
                 reply(try context.explain(recipe, rect: source.bounds, format: gray ? .gray8 : .rgba8))
                 reply("end")

@@ -195,7 +195,6 @@ struct _GaussianKernel: NeighborhoodKernel {
         for k in 1...r { pairs[k] = UInt16(min(65535, 2 * Int(fixed[k]))) }
         let origin = input.pointer(x: out.x - r, y: out.y - r)
         let dropAlpha = bpp == 4 && keepsOpaque
-            && _isOpaqueAVX512(origin, stride: 4 * input.stride, pixels: out.width + 2 * r, rows: out.height + 2 * r)
         let layout = _GaussianTileLayout(width: out.width, height: out.height, bytesPerPixel: bpp, dropAlpha: dropAlpha)
         _gaussianTileAVX512(input: origin, inputStride: bpp * input.stride, output: output.row(out.y),
                             outputStride: bpp * output.stride, layout: layout, radius: r, centre: fixed[0], pairs: pairs,
