@@ -28,7 +28,7 @@ struct WideVectorTests {
     static let filters: [(String, any Filter)] = [
         ("gaussian 0.4 clamp", GaussianBlur(radius: 0.4, edges: .clamp)), ("gaussian 2 clamp", GaussianBlur(radius: 2, edges: .clamp)),
         ("gaussian 3.3 transparent", GaussianBlur(radius: 3.3)), ("gaussian 10 clamp", GaussianBlur(radius: 10, edges: .clamp)),
-        ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)),
+        ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("median 3x3", Median(diameter: 3)),
     ]
 
     @Test("dispatch: wide kernels run exactly where the processor has AVX-512")

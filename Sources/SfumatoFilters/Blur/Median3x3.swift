@@ -1,4 +1,7 @@
 import SfumatoCore
+#if arch(x86_64)
+import SfumatoAVX512
+#endif
 
 // The 3x3 median from sorted columns: with each column of the window sorted into
 // low <= middle <= high, the median of the nine values is
@@ -12,6 +15,16 @@ extension _MedianKernel {
     func median3x3(input: ByteTile, output: ByteTile, scratch: TileScratch) {
         let out = output.rect
         let w = out.width
+        #if arch(x86_64)
+        if CPUFeatures.wideVectors {
+            let sorted = UnsafeMutableRawPointer(scratch.buffer(of: UInt8.self, count: 3 * (4 * w + 136)))
+            for y in out.y..<out.maxY {
+                _median3x3RowAVX512(above: input.pointer(x: out.x - 1, y: y - 1), row: input.pointer(x: out.x - 1, y: y),
+                                    below: input.pointer(x: out.x - 1, y: y + 1), pixels: w, sorted: sorted, into: output.row(y))
+            }
+            return
+        }
+        #endif
         let columns = w + 2                   // input pixels out.x - 1 ... out.maxX
         let stride = (4 * columns + 15) & ~15
         let sorted = scratch.buffer(of: UInt8.self, count: 3 * stride + 16)
