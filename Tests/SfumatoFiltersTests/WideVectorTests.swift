@@ -57,3 +57,49 @@ struct WideVectorTests {
         }
     }
 }
+
+/// Kernels that promise to keep opaque input opaque (`NeighborhoodKernel.keepsOpaque`) let the
+/// renderer skip making their 8-bit results straight. A broken promise would leave premultiplied
+/// colour in a straight destination; this renders both ways and compares.
+@Suite("Opaque results skip the straight-alpha pass only where they are opaque")
+struct OpaqueResultTests {
+    static let filters: [(String, any Filter)] = [
+        ("gaussian 2 clamp", GaussianBlur(radius: 2, edges: .clamp)), ("gaussian 6 transparent", GaussianBlur(radius: 6)),
+        ("median 3", Median(diameter: 3)), ("median 7", Median(diameter: 7)), ("laplacian", Laplacian()),
+        ("laplacian bias 0.5", Laplacian(bias: 0.5)), ("sobel", Sobel()), ("dilate disc", Dilate.disc(diameter: 7, radius: 3)),
+        ("dilate, taps above 0", try! Dilate(width: 3, height: 3, probe: [Double](repeating: 0.1, count: 9))),
+        // Alpha 0.9 from opaque input: the straight pass must run.
+        ("erode, taps above 0", try! Erode(width: 3, height: 3, probe: [Double](repeating: 0.1, count: 9))),
+        ("closing 5x5", Closing(width: 5, height: 5)), ("emboss with bias", try! Convolution(width: 3, height: 3, weights: [-2, 0, 0, 0, 1, 0, 0, 0, 2], bias: 0.25)),
+    ]
+
+    @Test("straight destination = premultiplied destination made straight, on opaque photos", arguments: filters.indices)
+    func straightMatchesPremultiplied(filter index: Int) throws {
+        let (name, filter) = Self.filters[index]
+        let context = RenderContext(workingSpace: .none)
+        for (imageName, bitmap) in GalleryImages.all {
+            let image = filter.apply(to: Image(bitmap: bitmap))
+            let rect = image.extent.isInfinite ? bitmap.bounds : image.extent
+            let straight = try context.render(image, rect: rect, format: .rgba8, alpha: .straight)
+            let premultiplied = try context.render(image, rect: rect, format: .rgba8, alpha: .premultiplied)
+            // Compared where alpha is at least 128: making 8-bit premultiplied colour straight
+            // loses up to 255 / (2a) levels (2 at most here), more below that.
+            var worst = 0, compared = 0
+            for y in 0..<straight.height {
+                for x in 0..<straight.width {
+                    let s = straight.bytes(x: x, y: y), p = premultiplied.bytes(x: x, y: y)
+                    let a = Int(p[3])
+                    #expect(s[3] == p[3])
+                    guard a >= 128 else { continue }
+                    compared += 1
+                    for c in 0..<3 {
+                        let expected = a == 0 ? 0 : min(255, (Int(p[c]) * 255 + a / 2) / a)
+                        worst = max(worst, abs(Int(s[c]) - expected))
+                    }
+                }
+            }
+            #expect(worst <= 2, "\(name) on \(imageName): straight colour off by \(worst) levels")
+            if bitmap.width > 100 { #expect(compared >= straight.width * straight.height / 2) }
+        }
+    }
+}

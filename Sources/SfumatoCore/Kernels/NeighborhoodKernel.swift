@@ -25,6 +25,10 @@ public protocol NeighborhoodKernel: Sendable {
     /// ``PixelFormat/gray8`` source renders a byte a pixel through this kernel. Only for kernels
     /// that treat every byte alike and keep an opaque input opaque: grey tiles cannot hold alpha.
     var supportsGray: Bool { get }
+    /// Whether the 8-bit variant gives alpha 255 wherever every input pixel it reads has alpha
+    /// 255. The renderer then skips making such results straight (they are the same either way),
+    /// a pass over the output. By default ``supportsGray`` (which promises as much).
+    var keepsOpaque: Bool { get }
     /// The 8-bit variant, called only when ``supportsBytes`` is true (and on grey tiles only
     /// when ``supportsGray`` is).
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws
@@ -34,6 +38,7 @@ extension NeighborhoodKernel {
     public func regionOfInterest(for output: Rect, bytes: Bool) -> Rect { regionOfInterest(for: output) }
     public var supportsBytes: Bool { false }
     public var supportsGray: Bool { false }
+    public var keepsOpaque: Bool { supportsGray }
     public var detail: String { "" }
     public func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         throw SfumatoError.unsupported("\(name) has no 8-bit implementation")

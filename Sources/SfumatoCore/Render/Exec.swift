@@ -69,6 +69,9 @@ class _Exec: @unchecked Sendable {
     /// One line for `--explain`.
     var explanation: String { "?" }
 
+    /// Whether every pixel inside the extent is known to be opaque (alpha exactly 1).
+    var opaqueWithin: Bool { false }
+
     /// Renders `rect` into the destination. Executors that can fuse the final encoding into their
     /// own pass override this.
     func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
@@ -246,6 +249,8 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
 
     var hasStraightBytes: Bool { bitmap.format == .rgba8 && (bitmap.alpha == .straight || layout.opaque) }
 
+    override var opaqueWithin: Bool { layout.opaque }
+
     override var explanation: String {
         "read bitmap \(bitmap.width)x\(bitmap.height) \(bitmap.format) \(bitmap.encoding)\(layout.opaque ? ", opaque" : "")"
     }
@@ -329,6 +334,8 @@ final class _CropExec: _Exec, @unchecked Sendable {
 
     override var explanation: String { "crop to \(extent)" }
 
+    override var opaqueWithin: Bool { input.opaqueWithin }
+
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
         let inside = rect.intersection(extent)
         if inside == rect { return try input.produce(rect, kind, w) }
@@ -356,6 +363,8 @@ final class _ClampExec: _Exec, @unchecked Sendable {
     }
 
     override var explanation: String { "clamp to extent \(input.extent) (edge pixels repeat)" }
+
+    override var opaqueWithin: Bool { input.opaqueWithin }
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
         let e = input.extent
@@ -405,6 +414,8 @@ final class _TranslateExec: _Exec, @unchecked Sendable {
 
     override var explanation: String { "translate by (\(dx), \(dy))" }
 
+    override var opaqueWithin: Bool { input.opaqueWithin }
+
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
         let b = try input.produce(Rect(x: rect.x - dx, y: rect.y - dy, width: rect.width, height: rect.height), kind, w)
         if b.isWritable {
@@ -436,6 +447,9 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         inputKind = useGray ? .gray : (useBytes ? .byte : .float)
         super.init(extent: extent, natural: inputKind, children: [input])
     }
+
+    /// Opaque where the kernel never reads past the input (an infinite one, clamped edges).
+    override var opaqueWithin: Bool { input.extent.isInfinite && useBytes && input.opaqueWithin && kernel.keepsOpaque }
 
     override var explanation: String {
         "\(kernel.name)\(kernel.detail.isEmpty ? "" : " (\(kernel.detail))") on \(useGray ? "8-bit grey" : useBytes ? "8-bit" : "float") tiles"
@@ -488,7 +502,8 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         let out = ByteTile(rect: rect, base: base, stride: d.rowBytes / bpp, channels: bpp)
         if kind == .gray { return try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch) }
         try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch)
-        if d.alpha == .premultiplied { return }
+        // Opaque results are straight already (this runs only where the neighbourhood lies inside the input).
+        if d.alpha == .premultiplied || (input.opaqueWithin && kernel.keepsOpaque) { return }
         for y in rect.y..<rect.maxY {
             let row = out.row(y)
             _Convert.storeBytes(row, rect.width, premultiplied: false, row)

@@ -33,6 +33,8 @@ final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
 
     var hasStraightBytes: Bool { source.format == .rgba8 }
 
+    override var opaqueWithin: Bool { layout.opaque }
+
     override var explanation: String { "read \(source.summary) sequentially, row by row" }
 
     /// Sets the number of rows kept and restarts decoding at the top.

@@ -202,8 +202,8 @@ struct _GaussianKernel: NeighborhoodKernel {
     }
     #endif
 
-    /// Whether the fixed-point passes give 255 back for a constant 255 (so an opaque region's
-    /// alpha needs no computing).
+    /// Whether the fixed-point passes give 255 back for a constant 255: an opaque region's
+    /// alpha needs no computing (the AVX-512 tiles skip it) and stays opaque.
     var keepsOpaque: Bool {
         let fixed = fixedWeights
         func pass(_ v: UInt32, round: UInt32) -> UInt32 {

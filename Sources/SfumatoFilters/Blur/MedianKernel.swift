@@ -13,6 +13,8 @@ struct _MedianKernel: NeighborhoodKernel {
             : "sliding 256-bin histograms (Huang) on 8-bit, selection on float"
     }
     var supportsBytes: Bool { true }
+    /// A median of opaque pixels is opaque.
+    var keepsOpaque: Bool { true }
 
     func outputExtent(forInput extent: Rect) -> Rect { extent.insetBy(dx: -radius, dy: -radius) }
     func regionOfInterest(for output: Rect) -> Rect { output.insetBy(dx: -radius, dy: -radius) }
