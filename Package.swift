@@ -29,10 +29,10 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // The engine.
-        .target(name: "SfumatoCore"),
         // Twins of the hottest 8-bit loops in 512-bit vectors, compiled for AVX-512 and entered
         // only where `CPUFeatures.wideVectors` says the processor has it.
         .target(name: "SfumatoAVX512", swiftSettings: wideVectorFlags),
+        .target(name: "SfumatoCore", dependencies: ["SfumatoAVX512"]),
         .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2"]),
         .target(name: "SfumatoFilters", dependencies: ["SfumatoCore", "SfumatoAVX512"]),
         .target(name: "SfumatoInk", dependencies: ["SfumatoCore", "SfumatoFilters"]),

@@ -29,6 +29,7 @@ struct WideVectorTests {
         ("gaussian 0.4 clamp", GaussianBlur(radius: 0.4, edges: .clamp)), ("gaussian 2 clamp", GaussianBlur(radius: 2, edges: .clamp)),
         ("gaussian 3.3 transparent", GaussianBlur(radius: 3.3)), ("gaussian 10 clamp", GaussianBlur(radius: 10, edges: .clamp)),
         ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("median 3x3", Median(diameter: 3)),
+        ("gamma 1.5 (a table on grey)", GammaAdjust(power: 1.5)), ("histogram equalization", HistogramEqualization()),
     ]
 
     @Test("dispatch: wide kernels run exactly where the processor has AVX-512")

@@ -567,7 +567,7 @@ extension _PointExec {
                 let s = (stored + xOffset).assumingMemoryBound(to: UInt8.self)
                 let out = (d.row(y) + (rect.x - d.rect.x) * bpp).assumingMemoryBound(to: UInt8.self)
                 if bpp == 1 {
-                    for x in 0..<rect.width { out[x] = table[Int(s[x])] }
+                    _lookupBytes(table, s, out, count: rect.width)
                 } else {
                     let t = UnsafeRawPointer(table), o = UnsafeMutableRawPointer(out)
                     for x in 0..<rect.width {
