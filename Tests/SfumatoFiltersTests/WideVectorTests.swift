@@ -30,6 +30,8 @@ struct WideVectorTests {
         ("gaussian 3.3 transparent", GaussianBlur(radius: 3.3)), ("gaussian 10 clamp", GaussianBlur(radius: 10, edges: .clamp)),
         ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("median 3x3", Median(diameter: 3)),
         ("gamma 1.5 (a table on grey)", GammaAdjust(power: 1.5)), ("histogram equalization", HistogramEqualization()),
+        ("hue 1 (a matrix)", HueAdjust(angle: 1)), ("colour controls, clipping", ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2)),
+        ("sepia matrix with bias", ColorMatrix(r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0], bias: [0.05, -0.02, 0.1, 0])),
     ]
 
     @Test("dispatch: wide kernels run exactly where the processor has AVX-512")

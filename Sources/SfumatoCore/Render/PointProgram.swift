@@ -1,4 +1,7 @@
 import Foundation
+#if arch(x86_64)
+import SfumatoAVX512
+#endif
 
 /// A run of point stages compiled for execution: adjacent linear maps multiplied into one matrix,
 /// adjacent unpremultiplied operations sharing one unpremultiply / premultiply.
@@ -312,6 +315,15 @@ class _PointExec: _Exec, @unchecked Sendable {
             @inline(__always) func level(_ v: SIMD4<Float>) -> SIMD4<UInt32> {
                 unsafeBitCast(_roundedInts(_float(fromSmallInts: steps(v, 0)) * step), to: SIMD4<UInt32>.self)
             }
+            #if arch(x86_64)
+            if !linear && CPUFeatures.wideVectors {
+                // The same arithmetic sixteen pixels a step (SfumatoAVX512).
+                let rows = [m00[0], m01[0], m02[0], b0[0], m10[0], m11[0], m12[0], b1[0], m20[0], m21[0], m22[0], b2[0]]
+                i = rows.withUnsafeBufferPointer {
+                    _matrixBytesAVX512(src, dst, count: count, matrix: $0.baseAddress!, top: n, step: Self.tailLevelStep)
+                }
+            }
+            #endif
             while i + 4 <= count {
                 let p = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt32>.self)
                 if p.x & p.y & p.z & p.w < 0xFF00_0000 { break }
