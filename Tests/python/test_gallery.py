@@ -177,3 +177,30 @@ def test_gray_images_match_opencv(sfumato, tmp_path):
     assert_close(apply("sobel", "sobel"), to8(np.sqrt(gx * gx + gy * gy) * 255), what="grey sobel")
     assert_close(apply("closing", "closing:width=5,height=5"),
                  cv2.morphologyEx(gray, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8), borderType=BORDER), 0, what="grey closing")
+
+
+def test_wide_vectors_give_the_baseline_bytes(sfumato, tmp_path):
+    """The AVX-512 twins (used where /proc/cpuinfo lists AVX-512) and the baseline code, chosen
+    by SFUMATO_SIMD, write the same files for a real photo, and `--explain` names the route."""
+    import os
+    photo = real_photo()
+    flags = open("/proc/cpuinfo").read()
+    has_avx512 = " avx512vbmi " in flags and " avx512bw " in flags
+    chains = {"gaussian-10": ["gaussian-blur:radius=10,edges=clamp"], "gaussian-2": ["gaussian-blur:radius=2"],
+              "median": ["median:diameter=3"], "hue": ["CIHueAdjust:inputAngle=1"]}
+    for name, filters in chains.items():
+        outputs = []
+        for mode in ("default", "baseline"):
+            env = dict(os.environ)
+            env.pop("SFUMATO_SIMD", None)
+            if mode == "baseline":
+                env["SFUMATO_SIMD"] = "baseline"
+            out = tmp_path / f"{name}-{mode}.png"
+            args = [sfumato, "apply", str(photo), "-o", str(out), "--working-space", "none", "--explain"]
+            for f in filters:
+                args += ["-f", f]
+            explained = subprocess.run(args, check=True, capture_output=True, text=True, env=env).stdout
+            wide = mode == "default" and has_avx512
+            assert ("vectors AVX-512" in explained) == wide, f"{name} ({mode}): {explained.splitlines()[0]}"
+            outputs.append(np.asarray(Image.open(out)))
+        assert np.array_equal(outputs[0], outputs[1]), f"{name}: {np.count_nonzero(outputs[0] != outputs[1])} values differ"

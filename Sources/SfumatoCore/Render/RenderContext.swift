@@ -126,7 +126,8 @@ public final class RenderContext: Sendable {
         var lines = [
             "render \(r) -> \(format); working space \(workingSpace); \(options.threads) thread(s); "
                 + "\(layout.count) strip(s) of \(layout.height) rows in tiles of \(tileWidth(plan, r))x\(layout.height)"
-                + "; fusion \(options.fusion ? "on" : "off")",
+                + "; fusion \(options.fusion ? "on" : "off")"
+                + "; vectors \(CPUFeatures.wideVectors ? "AVX-512 where a kernel has a twin" : "baseline (SSE2)")",
         ]
         for s in plan.streams {
             let cap = streamCapacity(plan, s, r, layout)
