@@ -9,94 +9,120 @@
 #if arch(x86_64)
 import _Builtin_intrinsics.intel
 
-/// Where a tile's pixels are and what they are.
-public struct _GaussianTileLayout {
-    /// Output size in pixels.
-    public var width: Int, height: Int
-    /// Bytes a pixel: 4 (RGBA) or 1 (grey).
-    public var bytesPerPixel: Int
-    /// RGBA whose input region may be all opaque: only R, G, B are filtered and alpha is
-    /// written 255 if it is (the tile checks as it reads).
-    public var dropAlpha: Bool
-    public init(width: Int, height: Int, bytesPerPixel: Int, dropAlpha: Bool) {
-        self.width = width; self.height = height; self.bytesPerPixel = bytesPerPixel; self.dropAlpha = dropAlpha
-    }
-    /// 16-bit values a pixel in the passes.
-    var words: Int { dropAlpha ? 3 : bytesPerPixel }
-    /// Words from one row of the word buffers to the next: the passes run in whole 128-word
-    /// steps and read up to 128 words past a row's last value.
-    func rowWords(radius r: Int) -> Int { (((width + 2 * r) * words + 127) & ~127) + 128 }
-    /// The words of scratch `_gaussianTileAVX512` needs (alpha included: it may be needed).
-    public func scratchWords(radius r: Int) -> Int {
-        var all = self
-        all.dropAlpha = false
-        return (2 * height + 2 * r + 1) * all.rowWords(radius: r) + 256
-    }
+// Nothing here is a type or a generic: the module is compiled for AVX-512, and any value
+// witness or specialisation it emitted could be chosen by the linker over the baseline copy of
+// the same symbol elsewhere (the Python suite checks the binary for AVX code outside it).
+
+/// Words from one row of the word buffers to the next: the passes run in whole 128-word steps
+/// and read up to 128 words past a row's last value.
+@inline(__always)
+private func _rowWords(width: Int, radius r: Int, words: Int) -> Int { (((width &+ 2 &* r) &* words &+ 127) & ~127) &+ 128 }
+
+/// Scratch `_gaussianTileAVX512` uses ahead of its word buffers: the broadcast weights (64 bytes
+/// each, up to radius `r`), then six 64-byte permute tables.
+@inline(__always)
+private func _headerWords(radius r: Int) -> Int { 32 &* (r &+ 1) &+ 256 }
+
+/// The 16-bit words of scratch `_gaussianTileAVX512` needs for a tile (alpha included, since a
+/// tile may turn out not to be opaque).
+public func _gaussianTileScratchWordsAVX512(width: Int, height: Int, bytesPerPixel: Int, radius r: Int) -> Int {
+    _headerWords(radius: r) &+ (2 &* height &+ 2 &* r &+ 1) &* _rowWords(width: width, radius: r, words: bytesPerPixel) &+ 256
 }
 
-/// Blurs one tile: `input` is pixel (−r, −r) of the output's input region (rows `inputStride`
-/// bytes apart), `output` pixel (0, 0) (rows `outputStride` bytes apart). `pairs[k]` is twice
-/// the 0.16 weight at distance k, `centre` the centre weight. `scratch` holds
-/// `layout.scratchWords(radius:)` words.
+/// Blurs one tile of `width` x `height` pixels of `bytesPerPixel` bytes (4 RGBA, 1 grey):
+/// `input` is pixel (−r, −r) of the output's input region (rows `inputStride` bytes apart),
+/// `output` pixel (0, 0) (rows `outputStride` bytes apart). `pairs[k]` is twice the 0.16 weight at
+/// distance k, `centre` the centre weight. With `dropAlpha` (RGBA whose fixed-point weights give
+/// 255 back for 255), an input region found all opaque is filtered in R, G, B only and alpha
+/// written 255. `scratch` holds `_gaussianTileScratchWordsAVX512` words.
 @inline(never)
 public func _gaussianTileAVX512(input: UnsafeRawPointer, inputStride: Int, output: UnsafeMutableRawPointer, outputStride: Int,
-                                layout: _GaussianTileLayout, radius r: Int, centre: UInt16, pairs: UnsafePointer<UInt16>,
+                                width: Int, height: Int, bytesPerPixel bpp: Int, dropAlpha: Bool,
+                                radius r: Int, centre: UInt16, pairs: UnsafePointer<UInt16>,
                                 scratch: UnsafeMutablePointer<UInt16>) {
+    let weights = UnsafeMutableRawPointer(scratch), tables = weights + 64 &* (r &+ 1)
+    var k = 1
+    while k <= r {
+        weights.storeBytes(of: _mm512_set1_epi16(Int16(bitPattern: pairs[k])), toByteOffset: 64 &* k, as: __m512i.self)
+        k &+= 1
+    }
+    _buildTables(tables)
+    let body = weights + 2 &* _headerWords(radius: r)
+    let inRows = height &+ 2 &* r, inPixels = width &+ 2 &* r
     // Opaque RGBA leaves alpha out; the first alpha below 255 met while converting starts the
     // conversion again with it.
-    var layout = layout
-    let inRows = layout.height + 2 * r
-    var converted = false
-    if layout.dropAlpha {
-        let rowWords = layout.rowWords(radius: r)
-        converted = (0..<inRows).allSatisfy { y in
-            _wordsFromBytes(input + y * inputStride, pixels: layout.width + 2 * r, layout: layout,
-                            into: UnsafeMutableRawPointer(scratch) + 2 * y * rowWords)
+    var words = bpp
+    if dropAlpha {
+        let rowWords = _rowWords(width: width, radius: r, words: 3)
+        var y = 0
+        while y < inRows && _wordsFromBytes(input + y &* inputStride, pixels: inPixels, bytesPerPixel: bpp, dropAlpha: true,
+                                            tables: tables, into: body + 2 &* y &* rowWords) {
+            y &+= 1
         }
-        layout.dropAlpha = converted
+        if y == inRows { words = 3 }
     }
-    let rowWords = layout.rowWords(radius: r), inWords = (layout.width + 2 * r) * layout.words
-    let source = UnsafeMutableRawPointer(scratch)                        // inRows rows of words
-    let vertical = source + 2 * inRows * rowWords                          // height rows of words
-    let line = vertical + 2 * layout.height * rowWords                     // one output row of words
-    if !converted {
-        for y in 0..<inRows {
-            _ = _wordsFromBytes(input + y * inputStride, pixels: layout.width + 2 * r, layout: layout, into: source + 2 * y * rowWords)
+    let rgb = words == 3
+    let rowWords = _rowWords(width: width, radius: r, words: words), inWords = inPixels &* words
+    let source = body                                                      // inRows rows of words
+    let vertical = source + 2 &* inRows &* rowWords                        // height rows of words
+    let line = vertical + 2 &* height &* rowWords                          // one output row of words
+    if !rgb {
+        var y = 0
+        while y < inRows {
+            _ = _wordsFromBytes(input + y &* inputStride, pixels: inPixels, bytesPerPixel: bpp, dropAlpha: false,
+                                tables: tables, into: source + 2 &* y &* rowWords)
+            y &+= 1
         }
     }
-    withUnsafeTemporaryAllocation(of: __m512i.self, capacity: r + 1) { w in
-        for k in 1...r { w[k] = _mm512_set1_epi16(Int16(bitPattern: pairs[k])) }
-        let weights = UnsafePointer(w.baseAddress!)
-        _verticalWords(source, rowBytes: 2 * rowWords, rows: layout.height, radius: r, centre: centre, weights: weights,
-                       count: inWords, into: vertical)
-        for y in 0..<layout.height {
-            _horizontalWords(vertical + 2 * (y * rowWords + r * layout.words), step: layout.words, radius: r, centre: centre,
-                             weights: weights, count: layout.width * layout.words, into: line)
-            _bytesFromWords(line, pixels: layout.width, layout: layout, into: output + y * outputStride)
-        }
+    let w = UnsafeRawPointer(weights)
+    _verticalWords(source, rowBytes: 2 &* rowWords, rows: height, radius: r, centre: centre, weights: w,
+                   count: inWords, into: vertical)
+    var y = 0
+    while y < height {
+        _horizontalWords(vertical + 2 &* (y &* rowWords &+ r &* words), step: words, radius: r, centre: centre,
+                         weights: w, count: width &* words, into: line)
+        _bytesFromWords(line, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
+        y &+= 1
     }
 }
 
-/// A byte index table for vpermb/vpermt2b from a closure of the output byte.
+/// The seven byte-index tables for vpermb/vpermt2b, 64 bytes each at `t`: 0...2 take R, G, B of
+/// 32 RGBA pixels into the high bytes of 96 words (word g is channel g % 3 of pixel g / 3); 3 and
+/// 4 take 64 bytes into the high bytes of 64 words; 5 takes the high bytes of 48 words back to
+/// 16 RGBA pixels (alpha bytes are ORed in after); 6 takes the high bytes of 64 words.
 @inline(__always)
-private func _table(_ f: (Int) -> Int) -> __m512i {
-    var t = SIMD64<UInt8>()
-    for i in 0..<64 { t[i] = UInt8(truncatingIfNeeded: f(i)) }
-    return unsafeBitCast(t, to: __m512i.self)
+private func _buildTables(_ t: UnsafeMutableRawPointer) {
+    @inline(__always) func put(_ table: Int, _ i: Int, _ v: Int) {
+        t.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: 64 &* table &+ i, as: UInt8.self)
+    }
+    var i = 0
+    while i < 64 {
+        let word = i >> 1, g1 = 32 &+ word, g2 = 64 &+ word
+        put(0, i, (word / 3) &* 4 &+ word % 3)
+        put(1, i, (g1 / 3) &* 4 &+ g1 % 3)
+        put(2, i, (g2 / 3) &* 4 &+ g2 % 3)
+        put(3, i, word)
+        put(4, i, 32 &+ word)
+        put(5, i, i & 3 == 3 ? 0 : 2 &* ((i >> 2) &* 3 &+ (i & 3)) &+ 1)
+        put(6, i, 2 &* i &+ 1)
+        i &+= 1
+    }
 }
+
+@inline(__always)
+private func _tableAt(_ t: UnsafeMutableRawPointer, _ k: Int) -> __m512i { UnsafeRawPointer(t).loadUnaligned(fromByteOffset: 64 &* k, as: __m512i.self) }
 
 /// One row of pixels to words (byte x 256): every byte, or R, G, B of RGBA. Leaving alpha out,
 /// returns false (and stops) at the first alpha below 255.
 @inline(__always)
-private func _wordsFromBytes(_ s: UnsafeRawPointer, pixels: Int, layout: _GaussianTileLayout, into d: UnsafeMutableRawPointer) -> Bool {
+private func _wordsFromBytes(_ s: UnsafeRawPointer, pixels: Int, bytesPerPixel: Int, dropAlpha: Bool,
+                             tables: UnsafeMutableRawPointer, into d: UnsafeMutableRawPointer) -> Bool {
     let odd: UInt64 = 0xAAAA_AAAA_AAAA_AAAA           // the high byte of each word
-    if layout.dropAlpha {
-        // 32 pixels (128 bytes) -> 96 words; word g of the three outputs is channel g % 3 of pixel g / 3.
-        let t0 = _table { ($0 / 2 / 3) * 4 + ($0 / 2) % 3 }
-        let t1 = _table { ((32 + $0 / 2) / 3) * 4 + (32 + $0 / 2) % 3 }
-        let t2 = _table { ((64 + $0 / 2) / 3) * 4 + (64 + $0 / 2) % 3 }
+    if dropAlpha {
+        // 32 pixels (128 bytes) -> 96 words.
+        let t0 = _tableAt(tables, 0), t1 = _tableAt(tables, 1), t2 = _tableAt(tables, 2)
         let full = _mm512_set1_epi8(-1), alphaBytes: UInt64 = 0x8888_8888_8888_8888
-        let bytes = 4 * pixels
+        let bytes = 4 &* pixels
         var i = 0, o = 0
         while i < bytes {
             let n = bytes &- i
@@ -115,8 +141,8 @@ private func _wordsFromBytes(_ s: UnsafeRawPointer, pixels: Int, layout: _Gaussi
         }
         return true
     } else {
-        let t0 = _table { $0 / 2 }, t1 = _table { 32 + $0 / 2 }
-        let bytes = layout.bytesPerPixel * pixels
+        let t0 = _tableAt(tables, 3), t1 = _tableAt(tables, 4)
+        let bytes = bytesPerPixel &* pixels
         var i = 0
         while i < bytes {
             let n = bytes &- i
@@ -132,12 +158,13 @@ private func _wordsFromBytes(_ s: UnsafeRawPointer, pixels: Int, layout: _Gaussi
 
 /// One row of finished words (the byte in the high half) to pixels; alpha 255 where dropped.
 @inline(__always)
-private func _bytesFromWords(_ s: UnsafeRawPointer, pixels: Int, layout: _GaussianTileLayout, into d: UnsafeMutableRawPointer) {
-    if layout.dropAlpha {
+private func _bytesFromWords(_ s: UnsafeRawPointer, pixels: Int, bytesPerPixel: Int, dropAlpha: Bool,
+                             tables: UnsafeMutableRawPointer, into d: UnsafeMutableRawPointer) {
+    if dropAlpha {
         // 16 pixels (64 bytes) from 48 words (in the first 128 bytes at s).
-        let t = _table { ($0 % 4 == 3) ? 0 : 2 * (($0 / 4) * 3 + $0 % 4) + 1 }
+        let t = _tableAt(tables, 5)
         let alpha = _mm512_set1_epi32(Int32(bitPattern: 0xFF00_0000))
-        let bytes = 4 * pixels
+        let bytes = 4 &* pixels
         var i = 0, o = 0
         while i < bytes {
             let n = bytes &- i
@@ -147,8 +174,8 @@ private func _bytesFromWords(_ s: UnsafeRawPointer, pixels: Int, layout: _Gaussi
             i &+= 64; o &+= 96
         }
     } else {
-        let t = _table { 2 * $0 + 1 }
-        let bytes = layout.bytesPerPixel * pixels
+        let t = _tableAt(tables, 6)
+        let bytes = bytesPerPixel &* pixels
         var i = 0
         while i < bytes {
             let n = bytes &- i
@@ -165,12 +192,13 @@ private func _bytesFromWords(_ s: UnsafeRawPointer, pixels: Int, layout: _Gaussi
 /// strips of 256 words taken top to bottom. `w[k]` is pairs[k] in every lane.
 @inline(__always)
 private func _verticalWords(_ s: UnsafeRawPointer, rowBytes: Int, rows: Int, radius r: Int, centre: UInt16,
-                            weights w: UnsafePointer<__m512i>, count: Int, into d: UnsafeMutableRawPointer) {
+                            weights w: UnsafeRawPointer, count: Int, into d: UnsafeMutableRawPointer) {
     let c = _mm512_set1_epi16(Int16(bitPattern: centre))
     var strip = 0
     while strip < count {
-        let stripEnd = min(strip &+ 256, count)
-        for y in 0..<rows {
+        let stripEnd = strip &+ 256 < count ? strip &+ 256 : count
+        var y = 0
+        while y < rows {
             let centreRow = s + (y &+ r) &* rowBytes, out = d + y &* rowBytes
             var i = 2 &* strip
             // Four vectors (128 words) a step: each weight is loaded once for four sums.
@@ -182,7 +210,7 @@ private func _verticalWords(_ s: UnsafeRawPointer, rowBytes: Int, rows: Int, rad
                 var k = 1
                 while k <= r {
                     above -= rowBytes; below += rowBytes
-                    let wk = w[k]
+                    let wk = w.loadUnaligned(fromByteOffset: 64 &* k, as: __m512i.self)
                     a0 = _mm512_add_epi16(a0, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 0), load(below, 0)), wk))
                     a1 = _mm512_add_epi16(a1, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 1), load(below, 1)), wk))
                     a2 = _mm512_add_epi16(a2, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 2), load(below, 2)), wk))
@@ -195,6 +223,7 @@ private func _verticalWords(_ s: UnsafeRawPointer, rowBytes: Int, rows: Int, rad
                 out.storeBytes(of: a3, toByteOffset: i &+ 192, as: __m512i.self)
                 i &+= 256
             }
+            y &+= 1
         }
         strip = stripEnd
     }
@@ -205,7 +234,7 @@ private func _verticalWords(_ s: UnsafeRawPointer, rowBytes: Int, rows: Int, rad
 /// side).
 @inline(__always)
 private func _horizontalWords(_ m: UnsafeRawPointer, step: Int, radius r: Int, centre: UInt16,
-                              weights w: UnsafePointer<__m512i>, count: Int, into d: UnsafeMutableRawPointer) {
+                              weights w: UnsafeRawPointer, count: Int, into d: UnsafeMutableRawPointer) {
     let c = _mm512_set1_epi16(Int16(bitPattern: centre)), half = _mm512_set1_epi16(128)
     var i = 0
     while i < count {
@@ -214,7 +243,7 @@ private func _horizontalWords(_ m: UnsafeRawPointer, step: Int, radius r: Int, c
         var a2 = _mm512_add_epi16(_mm512_mulhi_epu16(at(64), c), half), a3 = _mm512_add_epi16(_mm512_mulhi_epu16(at(96), c), half)
         var k = 1
         while k <= r {
-            let wk = w[k], o = step &* k
+            let wk = w.loadUnaligned(fromByteOffset: 64 &* k, as: __m512i.self), o = step &* k
             a0 = _mm512_add_epi16(a0, _mm512_mulhi_epu16(_mm512_avg_epu16(at(-o), at(o)), wk))
             a1 = _mm512_add_epi16(a1, _mm512_mulhi_epu16(_mm512_avg_epu16(at(32 &- o), at(32 &+ o)), wk))
             a2 = _mm512_add_epi16(a2, _mm512_mulhi_epu16(_mm512_avg_epu16(at(64 &- o), at(64 &+ o)), wk))

@@ -12,7 +12,7 @@ public func _lookupBytesAVX512(_ table: UnsafePointer<UInt8>, _ s: UnsafePointer
     let t2 = t.loadUnaligned(fromByteOffset: 128, as: __m512i.self), t3 = t.loadUnaligned(fromByteOffset: 192, as: __m512i.self)
     var i = 0
     while i < count {
-        let n = min(64, count &- i)
+        let n = count &- i < 64 ? count &- i : 64
         let mask: UInt64 = n == 64 ? ~0 : (1 &<< UInt64(n)) &- 1
         let v = _mm512_maskz_loadu_epi8(mask, s + i)
         let low = _mm512_permutex2var_epi8(t0, v, t1), high = _mm512_permutex2var_epi8(t2, v, t3)

@@ -17,7 +17,7 @@ public func _median3x3RowAVX512(above: UnsafeRawPointer, row: UnsafeRawPointer, 
     // Each column of the three rows sorted into low <= middle <= high.
     var i = 0
     while i < columns {
-        let n = min(64, columns &- i)
+        let n = columns &- i < 64 ? columns &- i : 64
         let mask: UInt64 = n == 64 ? ~0 : (1 &<< UInt64(n)) &- 1
         let a = _mm512_maskz_loadu_epi8(mask, above + i), b = _mm512_maskz_loadu_epi8(mask, row + i)
         let c = _mm512_maskz_loadu_epi8(mask, below + i)
@@ -32,7 +32,7 @@ public func _median3x3RowAVX512(above: UnsafeRawPointer, row: UnsafeRawPointer, 
     let bytes = 4 * pixels
     i = 0
     while i < bytes {
-        let n = min(64, bytes &- i)
+        let n = bytes &- i < 64 ? bytes &- i : 64
         let mask: UInt64 = n == 64 ? ~0 : (1 &<< UInt64(n)) &- 1
         @inline(__always) func at(_ p: UnsafeMutableRawPointer, _ o: Int) -> __m512i { p.loadUnaligned(fromByteOffset: i &+ o, as: __m512i.self) }
         let maxLow = _mm512_max_epu8(_mm512_max_epu8(at(low, 0), at(low, 4)), at(low, 8))

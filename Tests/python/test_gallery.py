@@ -204,3 +204,31 @@ def test_wide_vectors_give_the_baseline_bytes(sfumato, tmp_path):
             assert ("vectors AVX-512" in explained) == wide, f"{name} ({mode}): {explained.splitlines()[0]}"
             outputs.append(np.asarray(Image.open(out)))
         assert np.array_equal(outputs[0], outputs[1]), f"{name}: {np.count_nonzero(outputs[0] != outputs[1])} values differ"
+
+
+def test_avx512_code_stays_in_its_module(sfumato):
+    """The SfumatoAVX512 module is compiled for AVX-512 and entered only on processors that have
+    it. Any other function of the binary with AVX code (a value witness or a generic
+    specialisation the linker took from that module instead of the baseline copy) would crash
+    on an older processor, whatever SFUMATO_SIMD says. objdump lists every function's
+    instructions; VEX/EVEX ones start with 'v' or use mask registers."""
+    import re
+    listing = subprocess.run(["objdump", "-d", "--no-show-raw-insn", sfumato], check=True, capture_output=True,
+                             text=True).stdout
+    offenders, wide_instructions, current = {}, 0, None
+    for line in listing.splitlines():
+        header = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if header:
+            current = header.group(1)
+            continue
+        parts = line.split("\t")
+        if current is None or len(parts) < 2:
+            continue
+        mnemonic = parts[1].split()[0] if parts[1].split() else ""
+        if mnemonic.startswith("v") or re.search(r"%k[0-7]\b|%[yz]mm", line):
+            if current.startswith("$s13SfumatoAVX512"):
+                wide_instructions += 1
+            else:
+                offenders.setdefault(current, line.strip())
+    assert wide_instructions > 0, "no AVX code found in SfumatoAVX512: was the module compiled for AVX-512?"
+    assert not offenders, f"AVX instructions outside SfumatoAVX512: {list(offenders.items())[:5]}"

@@ -318,9 +318,11 @@ class _PointExec: _Exec, @unchecked Sendable {
             #if arch(x86_64)
             if !linear && CPUFeatures.wideVectors {
                 // The same arithmetic sixteen pixels a step (SfumatoAVX512).
-                let rows = [m00[0], m01[0], m02[0], b0[0], m10[0], m11[0], m12[0], b1[0], m20[0], m21[0], m22[0], b2[0]]
-                i = rows.withUnsafeBufferPointer {
-                    _matrixBytesAVX512(src, dst, count: count, matrix: $0.baseAddress!, top: n, step: Self.tailLevelStep)
+                i = withUnsafeTemporaryAllocation(of: Float.self, capacity: 12) { rows in
+                    rows[0] = m00[0]; rows[1] = m01[0]; rows[2] = m02[0]; rows[3] = b0[0]
+                    rows[4] = m10[0]; rows[5] = m11[0]; rows[6] = m12[0]; rows[7] = b1[0]
+                    rows[8] = m20[0]; rows[9] = m21[0]; rows[10] = m22[0]; rows[11] = b2[0]
+                    return _matrixBytesAVX512(src, dst, count: count, matrix: rows.baseAddress!, top: n, step: Self.tailLevelStep)
                 }
             }
             #endif

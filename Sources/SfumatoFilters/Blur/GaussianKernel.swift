@@ -194,11 +194,11 @@ struct _GaussianKernel: NeighborhoodKernel {
         let pairs = scratch.buffer(of: UInt16.self, count: r + 1)
         for k in 1...r { pairs[k] = UInt16(min(65535, 2 * Int(fixed[k]))) }
         let origin = input.pointer(x: out.x - r, y: out.y - r)
-        let dropAlpha = bpp == 4 && keepsOpaque
-        let layout = _GaussianTileLayout(width: out.width, height: out.height, bytesPerPixel: bpp, dropAlpha: dropAlpha)
+        let words = _gaussianTileScratchWordsAVX512(width: out.width, height: out.height, bytesPerPixel: bpp, radius: r)
         _gaussianTileAVX512(input: origin, inputStride: bpp * input.stride, output: output.row(out.y),
-                            outputStride: bpp * output.stride, layout: layout, radius: r, centre: fixed[0], pairs: pairs,
-                            scratch: scratch.buffer(of: UInt16.self, count: layout.scratchWords(radius: r)))
+                            outputStride: bpp * output.stride, width: out.width, height: out.height, bytesPerPixel: bpp,
+                            dropAlpha: bpp == 4 && keepsOpaque, radius: r, centre: fixed[0], pairs: pairs,
+                            scratch: scratch.buffer(of: UInt16.self, count: words))
     }
     #endif
 
