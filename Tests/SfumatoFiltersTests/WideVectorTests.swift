@@ -31,6 +31,9 @@ struct WideVectorTests {
         ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("median 3x3", Median(diameter: 3)),
         ("gamma 1.5 (a table on grey)", GammaAdjust(power: 1.5)), ("histogram equalization", HistogramEqualization()),
         ("hue 1 (a matrix)", HueAdjust(angle: 1)), ("colour controls, clipping", ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2)),
+        ("closing 5x5", Closing(width: 5, height: 5)), ("opening 9x3", Opening(width: 9, height: 3)),
+        ("area max 21x19 (by doubling)", AreaMax(width: 21, height: 19)), ("area min 4x6", AreaMin(width: 4, height: 6)),
+        ("dilate disc", Dilate.disc(diameter: 15, radius: 7)),
         ("sepia matrix with bias", ColorMatrix(r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0], bias: [0.05, -0.02, 0.1, 0])),
     ]
 

@@ -1,4 +1,7 @@
 import SfumatoCore
+#if arch(x86_64)
+import SfumatoAVX512
+#endif
 
 /// Whether a running window keeps the largest or the smallest value.
 enum _Extreme: Sendable {
@@ -82,6 +85,11 @@ enum _Running {
     /// trip through memory per row, and each row's pointer is loaded once for two vectors.
     static func combineAll(_ rows: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
                            _ e: _Extreme) {
+        #if arch(x86_64)
+        if CPUFeatures.wideVectors, let base = rows.baseAddress {
+            return _extremeRowsAVX512(UnsafeRawPointer(base), count: rows.count, max: e == .max, n: n, into: out)
+        }
+        #endif
         if e == .max { _combineAll(rows, out, n, e, _umax) } else { _combineAll(rows, out, n, e, _umin) }
     }
 
@@ -150,6 +158,11 @@ enum _Running {
     /// so two output rows of a 5-row window cost 6 loads and 5 extremes instead of 10 and 8.
     static func combinePair(_ rows: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out0: UnsafeMutablePointer<UInt8>,
                             _ out1: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme) {
+        #if arch(x86_64)
+        if CPUFeatures.wideVectors, rows.count >= 3, let base = rows.baseAddress {
+            return _extremePairAVX512(UnsafeRawPointer(base), count: rows.count, max: e == .max, n: n, into: out0, out1)
+        }
+        #endif
         if e == .max { _combinePair(rows, out0, out1, n, e, _umax) } else { _combinePair(rows, out0, out1, n, e, _umin) }
     }
 
