@@ -17,12 +17,12 @@ struct WideVectorTests {
         let none = RenderContext(workingSpace: .none)
         let grey = GalleryImages.photos.map { ("\($0.0) grey", try! none.render(Image(bitmap: $0.1), format: .gray8)) }
         let odd = try! Pixels.noise(131, 37, seed: 3)
-        let translucentEdge = try! Pixels.make(70, 9) { x, y in SIMD4(Float(x) / 70, 0.5, Float(y) / 9, x < 60 ? 1 : 0.5) }
+        let translucentEdge = try! Pixels.make(70, 9) { x, y in SIMD4(Float(x) / 70, 0.5, Float(y) / 9, x < 60 ? 1 : x < 65 ? 0.5 : 0) }
         // Premultiplied 8-bit with alpha takes the byte kernels (straight alpha goes through floats).
         var seed: UInt32 = 9
         func next() -> Float { seed = seed &* 1_664_525 &+ 1_013_904_223; return Float(seed >> 24) / 255 }
         let premultiplied = try! Pixels.make(75, 21, alpha: .premultiplied) { _, _ in SIMD4(next(), next(), next(), next()) }
-        return [("premultiplied alpha noise", premultiplied)] + GalleryImages.all + GalleryImages.withAlpha + [("131x37 noise", odd), ("opaque but for 10 columns", translucentEdge)] + grey
+        return [("premultiplied alpha noise", premultiplied)] + GalleryImages.all + GalleryImages.withAlpha + [("131x37 noise", odd), ("opaque but for 10 columns (5 transparent)", translucentEdge)] + grey
     }()
 
     static let filters: [(String, any Filter)] = [
@@ -31,6 +31,7 @@ struct WideVectorTests {
         ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("median 3x3", Median(diameter: 3)),
         ("gamma 1.5 (a table on grey)", GammaAdjust(power: 1.5)), ("histogram equalization", HistogramEqualization()),
         ("hue 1 (a matrix)", HueAdjust(angle: 1)), ("colour controls, clipping", ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2)),
+        ("threshold 0.5", ThresholdBinary(threshold: 0.5)), ("threshold 0.3, maximum 0.7", ThresholdBinary(threshold: 0.3, maximum: 0.7)),
         ("closing 5x5", Closing(width: 5, height: 5)), ("opening 9x3", Opening(width: 9, height: 3)),
         ("area max 21x19 (by doubling)", AreaMax(width: 21, height: 19)), ("area min 4x6", AreaMin(width: 4, height: 6)),
         ("dilate disc", Dilate.disc(diameter: 15, radius: 7)),
@@ -78,6 +79,7 @@ struct OpaqueResultTests {
         ("dilate, taps above 0", try! Dilate(width: 3, height: 3, probe: [Double](repeating: 0.1, count: 9))),
         // Alpha 0.9 from opaque input: the straight pass must run.
         ("erode, taps above 0", try! Erode(width: 3, height: 3, probe: [Double](repeating: 0.1, count: 9))),
+        ("threshold 0.5", ThresholdBinary(threshold: 0.5)), ("threshold 0.3, maximum 0.7", ThresholdBinary(threshold: 0.3, maximum: 0.7)),
         ("closing 5x5", Closing(width: 5, height: 5)), ("emboss with bias", try! Convolution(width: 3, height: 3, weights: [-2, 0, 0, 0, 1, 0, 0, 0, 2], bias: 0.25)),
     ]
 

@@ -1,4 +1,7 @@
 import SfumatoCore
+#if arch(x86_64)
+import SfumatoAVX512
+#endif
 
 /// General convolution (MPS semantics, correlation: no flip): out(x,y) = Σ w[j*kw+i]
 /// in(x+i-kw/2, y+j-kh/2) + bias, on every channel, edges clamped. Width and height are odd
@@ -171,6 +174,12 @@ struct _Threshold: PixelFunction {
             // Encoded levels are k * (1/255): four pixels per step with the same products and
             // sums as the table route below, so the same pixels pass the threshold.
             let src = UnsafeRawPointer(bytes.source), dst = UnsafeMutableRawPointer(bytes.destination)
+            #if arch(x86_64)
+            if CPUFeatures.wideVectors {
+                i = _thresholdBytesAVX512(src, dst, count: bytes.count, w0: weights.x, w1: weights.y, w2: weights.z,
+                                          threshold: threshold, on: on, off: off)
+            }
+            #endif
             let wr = SIMD4<Float>(repeating: weights.x), wg = SIMD4<Float>(repeating: weights.y), wb = SIMD4<Float>(repeating: weights.z)
             // R, G and B of the output pixel, for each outcome.
             let onV = SIMD4<Int32>(repeating: Int32(on) * 0x01_0101), offV = SIMD4<Int32>(repeating: Int32(off) * 0x01_0101)
