@@ -60,6 +60,9 @@ struct _GaussianKernel: NeighborhoodKernel {
     /// of a level, so for up to 61 taps a pass stays within 0.25 level of the float kernel before
     /// the final rounding.
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        #if arch(x86_64)
+        if CPUFeatures.wideVectors { return applyAVX512(input: input, output: output, scratch: scratch) }
+        #endif
         let out = output.rect
         let r = radius
         let fixed = fixedWeights
@@ -67,9 +70,6 @@ struct _GaussianKernel: NeighborhoodKernel {
         let centre = SIMD8<UInt16>(repeating: fixed[0])
         let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
         for k in 1...r { pairs[k] = SIMD8(repeating: UInt16(min(65535, 2 * Int(fixed[k])))) }
-        #if arch(x86_64)
-        if CPUFeatures.wideVectors { return applyAVX512(input: input, output: output, scratch: scratch) }
-        #endif
         let bpp = input.channels               // bytes a pixel: 4 (RGBA) or 1 (grey)
         let n = out.width * bpp                // output bytes per row
         let span = n + 2 * bpp * r             // the vertical pass covers r pixels more on each side
