@@ -8,6 +8,12 @@ import _Builtin_intrinsics.intel
 @inline(__always)
 private func _pick(_ a: __m512i, _ b: __m512i, _ max: Bool) -> __m512i { max ? _mm512_max_epu8(a, b) : _mm512_min_epu8(a, b) }
 
+/// Byte masks for a 128-byte step with `left` bytes left in the row: the first and second 64.
+@inline(__always)
+private func _stepMasks(_ left: Int) -> (UInt64, UInt64) {
+    (left >= 64 ? ~0 : (1 &<< UInt64(left)) &- 1, left >= 128 ? ~0 : (left <= 64 ? 0 : (1 &<< UInt64(left &- 64)) &- 1))
+}
+
 @inline(__always)
 private func _row(_ rows: UnsafeRawPointer, _ k: Int) -> UnsafeRawPointer {
     rows.load(fromByteOffset: 8 &* k, as: UnsafeRawPointer.self)
@@ -20,9 +26,7 @@ public func _extremeRowsAVX512(_ rows: UnsafeRawPointer, count: Int, max: Bool, 
     @inline(__always) func run(_ max: Bool) {
         var i = 0
         while i < n {
-            let left = n &- i
-            let m0: UInt64 = left >= 64 ? ~0 : (1 &<< UInt64(left)) &- 1
-            let m1: UInt64 = left >= 128 ? ~0 : (left <= 64 ? 0 : (1 &<< UInt64(left &- 64)) &- 1)
+            let (m0, m1) = _stepMasks(n &- i)
             let first = _row(rows, 0) + i
             var a = _mm512_maskz_loadu_epi8(m0, first), b = _mm512_maskz_loadu_epi8(m1, first + 64)
             var k = 1
@@ -49,9 +53,7 @@ public func _extremePairAVX512(_ rows: UnsafeRawPointer, count: Int, max: Bool, 
         let firstRow = _row(rows, 0), lastRow = _row(rows, count &- 1)
         var i = 0
         while i < n {
-            let left = n &- i
-            let m0: UInt64 = left >= 64 ? ~0 : (1 &<< UInt64(left)) &- 1
-            let m1: UInt64 = left >= 128 ? ~0 : (left <= 64 ? 0 : (1 &<< UInt64(left &- 64)) &- 1)
+            let (m0, m1) = _stepMasks(n &- i)
             let second = _row(rows, 1) + i
             var a = _mm512_maskz_loadu_epi8(m0, second), b = _mm512_maskz_loadu_epi8(m1, second + 64)
             var k = 2
