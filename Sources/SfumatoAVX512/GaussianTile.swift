@@ -25,20 +25,28 @@ private func _headerWords(radius r: Int) -> Int { 32 &* (r &+ 1) &+ 256 }
 
 /// The 16-bit words of scratch `_gaussianTileAVX512` needs for a tile (alpha included, since a
 /// tile may turn out not to be opaque).
-public func _gaussianTileScratchWordsAVX512(width: Int, height: Int, bytesPerPixel: Int, radius r: Int) -> Int {
-    _headerWords(radius: r) &+ (2 &* height &+ 2 &* r &+ 1) &* _rowWords(width: width, radius: r, words: bytesPerPixel) &+ 256
+public func _gaussianTileScratchWordsAVX512(width: Int, height: Int, bytesPerPixel: Int, radius r: Int, interpolatingRows: Bool) -> Int {
+    let rowWords = _rowWords(width: width, radius: r, words: bytesPerPixel)
+    // Input rows, vertical-pass rows, (interpolating) the anchor rows' horizontal results, and
+    // one output row.
+    let rows = interpolatingRows ? (height &+ 2 &* r &+ 6) &+ 2 &* (height / 2 &+ 4) &+ 1 : (height &+ 2 &* r) &+ height &+ 1
+    return _headerWords(radius: r) &+ rows &* rowWords &+ 256
 }
 
 /// Blurs one tile of `width` x `height` pixels of `bytesPerPixel` bytes (4 RGBA, 1 grey):
-/// `input` is pixel (−r, −r) of the output's input region (rows `inputStride` bytes apart),
-/// `output` pixel (0, 0) (rows `outputStride` bytes apart). `pairs[k]` is twice the 0.16 weight at
-/// distance k, `centre` the centre weight. With `dropAlpha` (RGBA whose fixed-point weights give
-/// 255 back for 255), an input region found all opaque is filtered in R, G, B only and alpha
-/// written 255. `scratch` holds `_gaussianTileScratchWordsAVX512` words.
+/// `input` is pixel (−r, −m) of the output's input region, where the row margin m is r, or r + 3
+/// with `interpolatingRows` (rows `inputStride` bytes apart), `output` pixel (0, 0) (rows
+/// `outputStride` bytes apart). `pairs[k]` is twice the 0.16 weight at distance k, `centre` the
+/// centre weight. With `dropAlpha` (RGBA whose fixed-point weights give 255 back for 255), an
+/// input region found all opaque is filtered in R, G, B only and alpha written 255.
+/// With `interpolatingRows`, only rows even in image coordinates are filtered (`oddFirstRow`
+/// says whether output row 0 is odd) and each odd row is the cubic midpoint of the four even
+/// rows around it (`_midRowWords`). `scratch` holds `_gaussianTileScratchWordsAVX512` words.
 @inline(never)
 public func _gaussianTileAVX512(input: UnsafeRawPointer, inputStride: Int, output: UnsafeMutableRawPointer, outputStride: Int,
                                 width: Int, height: Int, bytesPerPixel bpp: Int, dropAlpha: Bool,
                                 radius r: Int, centre: UInt16, pairs: UnsafePointer<UInt16>,
+                                interpolatingRows: Bool, oddFirstRow: Bool,
                                 scratch: UnsafeMutablePointer<UInt16>) {
     let weights = UnsafeMutableRawPointer(scratch), tables = weights + 64 &* (r &+ 1)
     var k = 1
@@ -48,7 +56,8 @@ public func _gaussianTileAVX512(input: UnsafeRawPointer, inputStride: Int, outpu
     }
     _buildTables(tables)
     let body = weights + 2 &* _headerWords(radius: r)
-    let inRows = height &+ 2 &* r, inPixels = width &+ 2 &* r
+    let margin = interpolatingRows ? r &+ 3 : r
+    let inRows = height &+ 2 &* margin, inPixels = width &+ 2 &* r
     // Opaque RGBA leaves alpha out; the first alpha below 255 met while converting starts the
     // conversion again with it.
     var words = bpp
@@ -63,26 +72,74 @@ public func _gaussianTileAVX512(input: UnsafeRawPointer, inputStride: Int, outpu
     }
     let rgb = words == 3
     let rowWords = _rowWords(width: width, radius: r, words: words), inWords = inPixels &* words
-    let source = body                                                      // inRows rows of words
-    let vertical = source + 2 &* inRows &* rowWords                        // height rows of words
-    let line = vertical + 2 &* height &* rowWords                          // one output row of words
+    let rowBytes = 2 &* rowWords, count = width &* words
     if !rgb {
         var y = 0
         while y < inRows {
             _ = _wordsFromBytes(input + y &* inputStride, pixels: inPixels, bytesPerPixel: bpp, dropAlpha: false,
-                                tables: tables, into: source + 2 &* y &* rowWords)
+                                tables: tables, into: body + y &* rowBytes)
             y &+= 1
         }
     }
     let w = UnsafeRawPointer(weights)
-    _verticalWords(source, rowBytes: 2 &* rowWords, rows: height, radius: r, centre: centre, weights: w,
-                   count: inWords, into: vertical)
+    let source = body                                                      // inRows rows of words
+    let vertical = source + inRows &* rowBytes                             // a row per filtered row
+    if !interpolatingRows {
+        let line = vertical + height &* rowBytes
+        _verticalWords(source, rowBytes: rowBytes, firstCentre: r, centreStep: 1, rows: height, radius: r, centre: centre,
+                       weights: w, count: inWords, into: vertical)
+        var y = 0
+        while y < height {
+            _horizontalWords(vertical + (y &* rowBytes &+ 2 &* r &* words), step: words, radius: r, centre: centre,
+                             weights: w, count: count, into: line)
+            _bytesFromWords(line, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
+            y &+= 1
+        }
+        return
+    }
+    // Even rows (image coordinates) from the first one an output row needs (row −2, or −3 when
+    // row 0 is odd) to the last (height + 1 or height + 2).
+    let first = oddFirstRow ? -3 : -2
+    let last = oddFirstRow ? ((height &+ 3) & ~1) &- 1 : (height &+ 2) & ~1
+    let anchors = (last &- first) / 2 &+ 1
+    let filtered = vertical + anchors &* rowBytes, line = filtered + anchors &* rowBytes
+    _verticalWords(source, rowBytes: rowBytes, firstCentre: first &+ margin, centreStep: 2, rows: anchors, radius: r,
+                   centre: centre, weights: w, count: inWords, into: vertical)
+    var j = 0
+    while j < anchors {
+        _horizontalWords(vertical + (j &* rowBytes &+ 2 &* r &* words), step: words, radius: r, centre: centre,
+                         weights: w, count: count, into: filtered + j &* rowBytes)
+        j &+= 1
+    }
     var y = 0
     while y < height {
-        _horizontalWords(vertical + 2 &* (y &* rowWords &+ r &* words), step: words, radius: r, centre: centre,
-                         weights: w, count: width &* words, into: line)
-        _bytesFromWords(line, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
+        let anchor = (y &- first) >> 1                                     // the even row at or above y
+        var row = UnsafeRawPointer(filtered + anchor &* rowBytes)
+        if (y &- first) & 1 == 1 {
+            let above = filtered + (anchor &- 1) &* rowBytes
+            _midRowWords(above, above + rowBytes, above + 2 &* rowBytes, above + 3 &* rowBytes, count: count, into: line)
+            row = UnsafeRawPointer(line)
+        }
+        _bytesFromWords(row, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
         y &+= 1
+    }
+}
+
+/// The cubic (Catmull-Rom) midpoint of rows b and c with neighbours a and d, in the baseline's
+/// integer steps: m = avg(b, c), e = avg(a, d), m + ((m >> 1) − (e >> 1)) >> 2 (arithmetic),
+/// saturated to 0...65535; for i in 0..<count rounded up to whole 32-word steps.
+@inline(__always)
+private func _midRowWords(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ c: UnsafeRawPointer, _ d: UnsafeRawPointer,
+                          count: Int, into o: UnsafeMutableRawPointer) {
+    let zero = _mm512_setzero_si512()
+    var i = 0
+    while i < 2 &* count {
+        let m = _mm512_avg_epu16(b.loadUnaligned(fromByteOffset: i, as: __m512i.self), c.loadUnaligned(fromByteOffset: i, as: __m512i.self))
+        let e = _mm512_avg_epu16(a.loadUnaligned(fromByteOffset: i, as: __m512i.self), d.loadUnaligned(fromByteOffset: i, as: __m512i.self))
+        let delta = _mm512_srai_epi16(_mm512_sub_epi16(_mm512_srli_epi16(m, 1), _mm512_srli_epi16(e, 1)), 2)
+        let up = _mm512_max_epi16(delta, zero), down = _mm512_max_epi16(_mm512_sub_epi16(zero, delta), zero)
+        o.storeBytes(of: _mm512_subs_epu16(_mm512_adds_epu16(m, up), down), toByteOffset: i, as: __m512i.self)
+        i &+= 64
     }
 }
 
@@ -187,11 +244,12 @@ private func _bytesFromWords(_ s: UnsafeRawPointer, pixels: Int, bytesPerPixel: 
     }
 }
 
-/// out[y][i] = mulhi(in[y + r][i], centre) + Σₖ mulhi(avg(in[y + r − k][i], in[y + r + k][i]), w[k])
+/// out[y][i] = mulhi(in[c][i], centre) + Σₖ mulhi(avg(in[c − k][i], in[c + k][i]), w[k]) with centre row
+/// c = firstCentre + y·centreStep
 /// for i in 0..<count (rounded up to whole 128-word steps, which the buffers have room for), in
 /// strips of 256 words taken top to bottom. `w[k]` is pairs[k] in every lane.
 @inline(__always)
-private func _verticalWords(_ s: UnsafeRawPointer, rowBytes: Int, rows: Int, radius r: Int, centre: UInt16,
+private func _verticalWords(_ s: UnsafeRawPointer, rowBytes: Int, firstCentre: Int, centreStep: Int, rows: Int, radius r: Int, centre: UInt16,
                             weights w: UnsafeRawPointer, count: Int, into d: UnsafeMutableRawPointer) {
     let c = _mm512_set1_epi16(Int16(bitPattern: centre))
     var strip = 0
@@ -199,7 +257,7 @@ private func _verticalWords(_ s: UnsafeRawPointer, rowBytes: Int, rows: Int, rad
         let stripEnd = strip &+ 256 < count ? strip &+ 256 : count
         var y = 0
         while y < rows {
-            let centreRow = s + (y &+ r) &* rowBytes, out = d + y &* rowBytes
+            let centreRow = s + (firstCentre &+ y &* centreStep) &* rowBytes, out = d + y &* rowBytes
             var i = 2 &* strip
             // Four vectors (128 words) a step: each weight is loaded once for four sums.
             while i < 2 &* stripEnd {

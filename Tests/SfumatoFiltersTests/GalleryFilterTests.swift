@@ -209,6 +209,28 @@ struct GalleryFilterTests {
         #expect(worst <= 1, "σ \(sigma): worst \(worst) levels between the 8-bit and float paths")
     }
 
+    /// From σ 8 the 8-bit passes filter even rows only and interpolate the odd ones; the rows
+    /// are even in image coordinates, so tiles cut anywhere (odd origins, 5-row tiles) must give
+    /// the whole render's bytes, on both vector routes.
+    @Test("8-bit Gaussian with interpolated rows: any tiling gives the same bytes", arguments: [8.0, 10, 19.9])
+    func gaussianInterpolatedRowsTileInvariant(sigma: Double) throws {
+        let photo = GalleryImages.photos[0].1
+        let filter = GaussianBlur(radius: sigma, edges: .clamp)
+        let whole = RenderContext(options: .init(workingSpace: .none, tileWidth: 4096, tileHeight: 4096))
+        func render(_ tileHeight: Int) throws -> Bitmap {
+            try RenderContext(options: .init(workingSpace: .none, tileWidth: 48, tileHeight: tileHeight)).render(filter.apply(to: Image(bitmap: photo)))
+        }
+        for route in ["wide", "baseline"] {
+            let body = {
+                let reference = try whole.render(filter.apply(to: Image(bitmap: photo)))
+                for tileHeight in [1, 5, 8] {
+                    #expect(Pixels.maxDifference(try render(tileHeight), reference) == 0, "σ \(sigma), \(route), \(tileHeight)-row tiles")
+                }
+            }
+            if route == "wide" { try body() } else { try CPUFeatures.withBaselineVectors(body) }
+        }
+    }
+
     @Test("8-bit Sobel is the exactly rounded magnitude at every pixel, saturating at 255")
     func sobelBytesExact() throws {
         // Noise reaches every gradient size; the checkerboard the largest (|G| = 1020·√2 -> 255).

@@ -28,7 +28,7 @@ struct WideVectorTests {
     static let filters: [(String, any Filter)] = [
         ("gaussian 0.4 clamp", GaussianBlur(radius: 0.4, edges: .clamp)), ("gaussian 2 clamp", GaussianBlur(radius: 2, edges: .clamp)),
         ("gaussian 3.3 transparent", GaussianBlur(radius: 3.3)), ("gaussian 10 clamp", GaussianBlur(radius: 10, edges: .clamp)),
-        ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("median 3x3", Median(diameter: 3)),
+        ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("gaussian 19.9 clamp", GaussianBlur(radius: 19.9, edges: .clamp)), ("median 3x3", Median(diameter: 3)),
         ("gamma 1.5 (a table on grey)", GammaAdjust(power: 1.5)), ("histogram equalization", HistogramEqualization()),
         ("hue 1 (a matrix)", HueAdjust(angle: 1)), ("colour controls, clipping", ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2)),
         ("threshold 0.5", ThresholdBinary(threshold: 0.5)), ("threshold 0.3, maximum 0.7", ThresholdBinary(threshold: 0.3, maximum: 0.7)),
