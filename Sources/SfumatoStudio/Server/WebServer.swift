@@ -304,6 +304,7 @@ public final class WebServer: @unchecked Sendable {
             lws_write(wsi, $0.baseAddress! + pre, data.count, binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
         }
         if n < data.count { return -1 }
+        if _trace && binary { StandardStream.error.write(String(format: "studio: %d bytes written at %.1f\n", data.count, _now())) }
         if more { lws_callback_on_writable(wsi) }
         return 0
     }
