@@ -875,6 +875,14 @@ def test_gallery_presets_swipes_and_camera(studio, run):
         shot = await stage_pixels(tab)
         binary = np.mean((shot.max(axis=-1) < 40) | (shot.min(axis=-1) > 215))
         assert binary > 0.85, f"camera frames are not Threshold Binary output ({binary:.2f} of pixels black or white)"
+        # The 16:9 camera picture is letterboxed in the stage: the bands beside it show the stage's
+        # dark background, not the still photo under it.
+        stage = np.asarray(Image.open(io.BytesIO(await page.locator("#stage").screenshot())).convert("RGB")).astype(int)
+        h, w = stage.shape[:2]
+        band = int((h - min(h, w * 540 / 960)) / 2) - 1
+        assert band >= 2, "the test's viewport must letterbox the camera picture"
+        bands = np.concatenate([stage[:band], stage[h - band:]])
+        assert bands.max() < 60, f"the letterbox bands beside the camera picture show the photo (max level {bands.max()})"
         await page.keyboard.press("v")
         await page.wait_for_selector("#camera-canvas", state="hidden")
         tab.assert_no_page_errors()
