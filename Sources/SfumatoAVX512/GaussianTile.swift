@@ -1,9 +1,11 @@
 // The 8-bit Gaussian of a whole tile with 512-bit vectors, in three steps: the input bytes to
 // 16-bit words (value x 256), once per value; the vertical pass over those words, in column
 // strips that keep the 2r+1 rows it reads in L1; then the horizontal pass row by row, and the
-// words back to bytes. The arithmetic per value is the baseline kernel's (GaussianKernel.swift:
-// pavgw of a symmetric pair, pmulhuw by its 0.16 weight, 16-bit sums, +128 and the high byte),
-// so the bytes are identical. Opaque RGBA tiles leave alpha out (it would come out 255 again):
+// words back to bytes. With interpolated rows (large sigmas) the two passes run on the even
+// rows only and each odd row is the cubic midpoint of four of them. The arithmetic per value is
+// the baseline kernel's (GaussianKernel+Bytes.swift: pavgw of a symmetric pair, pmulhuw by its
+// 0.16 weight, 16-bit sums, +128 and the high byte; the same midpoint steps), so the bytes are
+// identical. Opaque RGBA tiles leave alpha out (it would come out 255 again):
 // a quarter less work, the one thing the baseline cannot skip.
 
 #if arch(x86_64)
@@ -19,7 +21,7 @@ import _Builtin_intrinsics.intel
 private func _rowWords(width: Int, radius r: Int, words: Int) -> Int { (((width &+ 2 &* r) &* words &+ 127) & ~127) &+ 128 }
 
 /// Scratch `_gaussianTileAVX512` uses ahead of its word buffers: the broadcast weights (64 bytes
-/// each, up to radius `r`), then six 64-byte permute tables.
+/// each, up to radius `r`), then seven 64-byte permute tables.
 @inline(__always)
 private func _headerWords(radius r: Int) -> Int { 32 &* (r &+ 1) &+ 256 }
 
