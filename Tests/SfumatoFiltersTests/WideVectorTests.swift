@@ -67,6 +67,26 @@ struct WideVectorTests {
     }
 }
 
+/// The recursive Gaussian's float rows (four at a time with AVX-512) give the baseline's floats.
+@Suite("AVX-512 recursive Gaussian against the baseline", .serialized)
+struct WideRecursiveGaussianTests {
+    @Test("identical floats, whole renders and small tiles", arguments: [4.0, 10, 23.5])
+    func identicalFloats(sigma: Double) throws {
+        let images = GalleryImages.photos.prefix(2).map(\.1) + [Photos.alphaNoise, try Pixels.noise(131, 37, seed: 3)]
+        for bitmap in images {
+            for edges in [EdgeMode.clamp, .grow] {
+                for options in [RenderContext.Options(workingSpace: .linear), .init(workingSpace: .linear, tileWidth: 16, tileHeight: 7)] {
+                    let context = RenderContext(options: options)
+                    let recipe = GaussianBlur(radius: sigma, edges: edges).apply(to: Image(bitmap: bitmap))
+                    let wide = try context.render(recipe, rect: recipe.extent, format: .rgbaFloat32, alpha: .premultiplied)
+                    let baseline = try CPUFeatures.withBaselineVectors { try context.render(recipe, rect: recipe.extent, format: .rgbaFloat32, alpha: .premultiplied) }
+                    #expect(Pixels.maxDifference(wide, baseline) == 0, "σ \(sigma) \(edges), tiles \(options.tileWidth)x\(options.tileHeight)")
+                }
+            }
+        }
+    }
+}
+
 /// Kernels that promise to keep opaque input opaque (`NeighborhoodKernel.keepsOpaque`) let the
 /// renderer skip making their 8-bit results straight. A broken promise would leave premultiplied
 /// colour in a straight destination; this renders both ways and compares.

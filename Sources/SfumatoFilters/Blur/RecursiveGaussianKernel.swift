@@ -1,5 +1,8 @@
 import Foundation
 import SfumatoCore
+#if arch(x86_64)
+import SfumatoAVX512
+#endif
 
 /// Gaussian blur by Deriche's fourth-order recursive filter: per pixel and pass, a causal and an
 /// anticausal recursion of four taps each, whatever sigma is (the separable kernel costs 2·3σ+1
@@ -53,8 +56,33 @@ struct _RecursiveGaussianKernel: NeighborhoodKernel {
         let mid = scratch.floatTile(Rect(x: out.x - r, y: out.y, width: width, height: out.height))
         let states = scratch.buffer(of: SIMD4<Float>.self, count: 4 * width)
         verticalPass(input, columns: out.x - r, width: width, rows: out.y, count: out.height, into: mid, states: states)
-        for y in out.y..<out.maxY {
+        var y = out.y
+        #if arch(x86_64)
+        // Four rows at a time with 512-bit vectors, the same floats (6000x4000 σ 10 in linear
+        // light: 423 -> 321 ms). The vertical pass gained nothing from them (its loads bound it).
+        if CPUFeatures.wideVectors && out.height >= 4 {
+            let coefficients = scratch.buffer(of: Float.self, count: 14)
+            for k in 0..<4 {
+                coefficients[k] = b[k]; coefficients[4 + k] = bb[k]; coefficients[8 + k] = a[k]
+            }
+            coefficients[12] = causalGain
+            coefficients[13] = anticausalGain
+            let rows = scratch.buffer(of: UnsafeMutableRawPointer.self, count: 12)
+            while y + 4 <= out.maxY {
+                for k in 0..<4 {
+                    rows[k] = UnsafeMutableRawPointer(mid.row(y + k))
+                    rows[4 + k] = UnsafeMutableRawPointer(output.row(y + k))
+                    rows[8 + k] = UnsafeMutableRawPointer(states + k * width)
+                }
+                _recursiveRowsAVX512(m: UnsafeRawPointer(rows), d: UnsafeRawPointer(rows + 4), back: UnsafeRawPointer(rows + 8),
+                                     width: width, count: out.width, reach: r, coefficients: coefficients)
+                y += 4
+            }
+        }
+        #endif
+        while y < out.maxY {
             horizontalPass(mid.row(y), width: width, into: output.row(y), count: out.width, back: states)
+            y += 1
         }
     }
 
