@@ -19,6 +19,23 @@ private func _row(_ rows: UnsafeRawPointer, _ k: Int) -> UnsafeRawPointer {
     rows.load(fromByteOffset: 8 &* k, as: UnsafeRawPointer.self)
 }
 
+/// The extreme of rows `from` ..< `to` (at least one) over the 128 bytes at `i`, masked by the step's
+/// two byte masks: the first 64 bytes and the second.
+@inline(__always)
+private func _extremeStep(_ rows: UnsafeRawPointer, from: Int, to: Int, at i: Int, _ m0: UInt64, _ m1: UInt64,
+                          _ max: Bool) -> (__m512i, __m512i) {
+    let first = _row(rows, from) + i
+    var a = _mm512_maskz_loadu_epi8(m0, first), b = _mm512_maskz_loadu_epi8(m1, first + 64)
+    var k = from &+ 1
+    while k < to {
+        let p = _row(rows, k) + i
+        a = _pick(a, _mm512_maskz_loadu_epi8(m0, p), max)
+        b = _pick(b, _mm512_maskz_loadu_epi8(m1, p + 64), max)
+        k &+= 1
+    }
+    return (a, b)
+}
+
 /// out[i] = the largest (`max`) or smallest byte of rows[0][i] ... rows[count − 1][i], for i in
 /// 0..<n. `rows` holds `count` ≥ 1 row pointers.
 @inline(never)
@@ -27,15 +44,7 @@ public func _extremeRowsAVX512(_ rows: UnsafeRawPointer, count: Int, max: Bool, 
         var i = 0
         while i < n {
             let (m0, m1) = _stepMasks(n &- i)
-            let first = _row(rows, 0) + i
-            var a = _mm512_maskz_loadu_epi8(m0, first), b = _mm512_maskz_loadu_epi8(m1, first + 64)
-            var k = 1
-            while k < count {
-                let p = _row(rows, k) + i
-                a = _pick(a, _mm512_maskz_loadu_epi8(m0, p), max)
-                b = _pick(b, _mm512_maskz_loadu_epi8(m1, p + 64), max)
-                k &+= 1
-            }
+            let (a, b) = _extremeStep(rows, from: 0, to: count, at: i, m0, m1, max)
             _mm512_mask_storeu_epi8(out + i, m0, a)
             _mm512_mask_storeu_epi8(out + (i &+ 64), m1, b)
             i &+= 128
@@ -54,15 +63,7 @@ public func _extremePairAVX512(_ rows: UnsafeRawPointer, count: Int, max: Bool, 
         var i = 0
         while i < n {
             let (m0, m1) = _stepMasks(n &- i)
-            let second = _row(rows, 1) + i
-            var a = _mm512_maskz_loadu_epi8(m0, second), b = _mm512_maskz_loadu_epi8(m1, second + 64)
-            var k = 2
-            while k < count &- 1 {
-                let p = _row(rows, k) + i
-                a = _pick(a, _mm512_maskz_loadu_epi8(m0, p), max)
-                b = _pick(b, _mm512_maskz_loadu_epi8(m1, p + 64), max)
-                k &+= 1
-            }
+            let (a, b) = _extremeStep(rows, from: 1, to: count &- 1, at: i, m0, m1, max)
             let f = firstRow + i, l = lastRow + i
             _mm512_mask_storeu_epi8(out0 + i, m0, _pick(a, _mm512_maskz_loadu_epi8(m0, f), max))
             _mm512_mask_storeu_epi8(out0 + (i &+ 64), m1, _pick(b, _mm512_maskz_loadu_epi8(m1, f + 64), max))
