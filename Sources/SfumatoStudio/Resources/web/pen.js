@@ -36,7 +36,13 @@
     listen() {
       const c = this.canvas;
       c.addEventListener("pointerdown", (e) => this.down(e));
-      c.addEventListener("pointermove", (e) => this.move(e));
+      // Where the browser has pointerrawupdate (Chromium), samples are taken from it: it is
+      // dispatched as soon as the input arrives, while pointermove waits for the next animation
+      // frame (half a frame of pen-to-pixels latency on average, a whole one at worst). pointermove
+      // then only brings the predicted samples, which pointerrawupdate does not carry.
+      this.rawUpdates = "onpointerrawupdate" in window;
+      if (this.rawUpdates) c.addEventListener("pointerrawupdate", (e) => this.move(e, true));
+      c.addEventListener("pointermove", (e) => this.move(e, !this.rawUpdates));
       c.addEventListener("pointerup", (e) => this.up(e, "up"));
       c.addEventListener("pointercancel", (e) => this.up(e, "cancel"));
       // If capture is lost without an up (element hidden, tab switch), the stroke must still end.
@@ -123,14 +129,22 @@
       this.followPencil(first);
     }
 
-    move(event) {
+    /** A move event; `withSamples` false: a pointermove whose samples came by pointerrawupdate. */
+    move(event, withSamples) {
       if (this.swipe && this.swipe.pointerId === event.pointerId) return;
       const a = this.active;
       if (!a || a.pointerId !== event.pointerId) return;
+      if (event.type === "pointermove") {
+        a.predicted = this.predictedSamples(event);
+        if (!withSamples) {
+          // The predictions go out with the next batch; the tail shows them now.
+          if (a.tailColor) this.view.tailPredict(a.predicted);
+          return;
+        }
+      }
       const samples = this.coalescedSamples(event);
       if (!samples.length) return;
       a.pending.push(...samples);
-      a.predicted = this.predictedSamples(event);
       this.followPencil(samples[samples.length - 1]);
       this.flushSoon();
     }
@@ -167,7 +181,9 @@
       const a = this.active;
       const samples = a.pending;
       a.pending = [];
-      this.send("move", samples, a.predicted);
+      // Predictions from an earlier pointermove that these samples have overtaken are dropped.
+      const newest = samples.length ? samples[samples.length - 1].t : -Infinity;
+      this.send("move", samples, a.predicted.filter((p) => p.t > newest));
     }
 
     send(phase, samples, predicted) {
