@@ -52,26 +52,50 @@
   }
 
   /**
-   * Draws the pencil. (tipX, tipY): contact point in canvas units; length: the capsule's full length in
-   * the same units; the projected body is length * cos(altitude) long, the cap radius 0.05 * length
-   * (at least 4 units), so an upright pen shows only its round end.
+   * Where the pencil's parts go: the cap radius 0.05 * length (at least 4 units), the projected
+   * body length * cos(altitude) long, so an upright pen shows only its round end; the shadow further
+   * off the more upright the pencil stands (its far end is higher).
    */
-  function drawPencil(ctx, tipX, tipY, altitude, azimuth, opacity, length) {
-    if (opacity <= 0) return;
+  function geometry(tipX, tipY, altitude, azimuth, length) {
     const r = Math.max(0.05 * length, 4);
     const axis = Math.max(0, (length - 2 * r) * Math.cos(altitude));
     const dx = Math.cos(azimuth), dy = Math.sin(azimuth);
     const near = [tipX + dx * r, tipY + dy * r];              // centre of the cap touching the paper
     const far = [near[0] + dx * axis, near[1] + dy * axis];   // centre of the raised end cap
+    const up = Math.sin(altitude);
+    return { r, axis, near, far, shadow: [4 + 10 * up, 6 + 12 * up], spread: 5 + 4 * up };
+  }
+
+  /**
+   * The box (canvas units) that everything drawPencil paints lies in, antialiasing included: the
+   * pencil's canvas is only this big, so each frame clears, uploads and blends a few thousand
+   * pixels, not a square the pencil could turn around in.
+   */
+  function pencilBounds(tipX, tipY, altitude, azimuth, length) {
+    const g = geometry(tipX, tipY, altitude, azimuth, length);
+    const shadowR = g.r + g.spread, [ox, oy] = g.shadow;
+    const xs = [g.near[0] - g.r, g.far[0] - g.r, g.near[0] + g.r, g.far[0] + g.r,
+      g.near[0] + ox - shadowR, g.far[0] + ox - shadowR, g.near[0] + ox + shadowR, g.far[0] + ox + shadowR, tipX - 4, tipX + 4];
+    const ys = [g.near[1] - g.r, g.far[1] - g.r, g.near[1] + g.r, g.far[1] + g.r,
+      g.near[1] + oy - shadowR, g.far[1] + oy - shadowR, g.near[1] + oy + shadowR, g.far[1] + oy + shadowR, tipY - 4, tipY + 4];
+    return { left: Math.min(...xs) - 2, top: Math.min(...ys) - 2, right: Math.max(...xs) + 2, bottom: Math.max(...ys) + 2 };
+  }
+
+  /**
+   * Draws the pencil. (tipX, tipY): contact point in canvas units; length: the capsule's full length
+   * in the same units (see geometry).
+   */
+  function drawPencil(ctx, tipX, tipY, altitude, azimuth, opacity, length) {
+    if (opacity <= 0) return;
+    const { r, axis, near, far, shadow, spread } = geometry(tipX, tipY, altitude, azimuth, length);
+    const [offX, offY] = shadow;
 
     ctx.save();
     ctx.globalAlpha = opacity;
 
-    // A soft shadow on the photo, further off the more upright the pencil stands (its far end is
-    // higher). Soft by stacking widening capsules of faint black, not by shadowBlur: a blur redone
-    // every frame costs a software-rendered page more than everything else it draws.
-    const offX = 4 + 10 * Math.sin(altitude), offY = 6 + 12 * Math.sin(altitude);
-    const spread = 5 + 4 * Math.sin(altitude);
+    // The shadow on the photo, soft by stacking widening capsules of faint black, not by
+    // shadowBlur: a blur redone every frame costs a software-rendered page more than everything
+    // else it draws.
     ctx.fillStyle = "rgba(0,0,0,0.09)";
     for (let i = 3; i >= 0; i--) {
       capsulePath(ctx, [near[0] + offX, near[1] + offY], [far[0] + offX, far[1] + offY], r + spread * i / 3);
@@ -114,4 +138,5 @@
   }
 
   S.drawPencil = drawPencil;
+  S.pencilBounds = pencilBounds;
 })(window.Sfumato);

@@ -293,6 +293,12 @@
       this.scheduleOverlay();
     }
 
+    /** Newer predicted samples (document px) for the tail's faint end. */
+    tailPredict(predicted) {
+      this.tail.predicted = predicted || [];
+      this.scheduleOverlay();
+    }
+
     tailEnd() {
       this.tail.predicted = [];
       this.tail.endedAt = performance.now();
@@ -399,8 +405,9 @@
     }
 
     /**
-     * The pencil on its own canvas, a square of the pencil's length plus a margin for the caps and
-     * the shadow, placed by a transform so that it reaches from the tip along the azimuth.
+     * The pencil on its own canvas, just big enough for the pencil in its current pose (see
+     * S.pencilBounds), placed by a transform. The canvas keeps its size while the pencil fits and
+     * does not leave much of it empty, so a moving pen rarely reallocates it.
      */
     renderPencil(time) {
       const again = this.advancePencilFade(time);
@@ -409,19 +416,19 @@
       const at = this.docToStage(p.x, p.y);
       const box = this.canvasRect();
       const length = S.util.clamp(0.32 * Math.min(box.width, box.height), 110, 300);
-      const margin = 64, side = Math.ceil(length + 2 * margin);
+      const bounds = S.pencilBounds(at.x, at.y, p.altitude, p.azimuth, length);
       const dpr = window.devicePixelRatio || 1;
-      const size = Math.round(side * dpr);
-      if (c.width !== size || c.height !== size) {
-        c.width = size;
-        c.height = size;
-        c.style.width = c.style.height = `${side}px`;
+      const x0 = Math.floor(bounds.left), y0 = Math.floor(bounds.top);
+      const width = Math.ceil((Math.ceil(bounds.right) - x0) * dpr), height = Math.ceil((Math.ceil(bounds.bottom) - y0) * dpr);
+      if (c.width < width || c.height < height || c.width > width + 96 || c.height > height + 96) {
+        c.width = width + 32;
+        c.height = height + 32;
+        c.style.width = `${c.width / dpr}px`;
+        c.style.height = `${c.height / dpr}px`;
       }
-      const x0 = Math.floor(at.x - margin - (Math.cos(p.azimuth) < 0 ? length : 0));
-      const y0 = Math.floor(at.y - margin - (Math.sin(p.azimuth) < 0 ? length : 0));
       const ctx = this.pencilCtx;
       ctx.setTransform(1, 0, 0, 1, 0, 0);
-      ctx.clearRect(0, 0, size, size);
+      ctx.clearRect(0, 0, c.width, c.height);
       ctx.setTransform(dpr, 0, 0, dpr, -x0 * dpr, -y0 * dpr);
       S.drawPencil(ctx, at.x, at.y, p.altitude, p.azimuth, easeInOut(p.opacity), length);
       c.style.transform = `translate(${x0}px, ${y0}px)`;
