@@ -44,9 +44,21 @@ final class _Session: @unchecked Sendable {
     // Picture refreshes (on `work`): the newest state wins.
     var pendingState: DocumentState?
     var pendingInk = false
+    /// Adjust's label for the pen's newest batch (on `work`): it rides in the next preview frame's
+    /// header, so label and picture change together and the page handles one message, not two.
+    var pendingLabel: String?
 
     init(id: Int) {
         self.id = id
         work = DispatchQueue(label: "sfumato.session.\(id)")
+    }
+}
+
+extension _Session {
+    /// Moves the pending Adjust label into a preview frame's header (on `work`).
+    func takeLabel(into header: inout [String: Any]) {
+        guard let label = pendingLabel else { return }
+        header["label"] = label
+        pendingLabel = nil
     }
 }

@@ -208,6 +208,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             if pair != nil && m == .off && pair != "off" { throw StudioError("hold pair must be hue-saturation, brightness-contrast, gamma-exposure or null") }
             if m == .off && s.hold != .off { commitAdjust() }
             s.hold = m
+            s.work.async { s.pendingLabel = nil }   // this message's label is newer
             sendJSON(s, ["type": "label", "text": PencilController.label(liveAdjust ?? document.state.adjust, mode: m) as Any? ?? NSNull()])
             if m == .off { sendJSON(s, ["type": "pencil", "visible": false]) }
         case "pen":
@@ -325,7 +326,8 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 var p = liveAdjust ?? document.state.adjust
                 for sample in list { PencilController.update(&p, mode: s.hold, sample: sample) }
                 liveAdjust = p
-                sendJSON(s, ["type": "label", "text": PencilController.label(p, mode: s.hold) ?? ""])
+                let label = PencilController.label(p, mode: s.hold) ?? ""
+                s.work.async { s.pendingLabel = label }
                 // While it draws, the page moves the pencil from its own samples: only the stroke's
                 // start and end are worth a message (one less for the page to handle per batch).
                 if phase != "move" {
@@ -549,9 +551,10 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                         if _trace { self.log(String(format: "draft frame %d batch %d: %.1f ms (%d bytes)", s.sequence + 1, s.batch, _now() - t0, jpeg.count)) }
                         s.sequence += 1
                         if s.acks { s.unacknowledged += 1 }
-                        let header: [String: Any] = ["seq": s.sequence, "batch": s.batch, "kind": "preview", "x": 0, "y": 0,
+                        var header: [String: Any] = ["seq": s.sequence, "batch": s.batch, "kind": "preview", "x": 0, "y": 0,
                                                      "w": p.width, "h": p.height, "previewWidth": p.width, "previewHeight": p.height,
                                                      "format": "jpeg", "draft": true]
+                        s.takeLabel(into: &header)
                         self.server?.send(s.id, _frame(header, jpeg), binary: true)
                         if _trace { self.log(String(format: "draft frame %d sent at %.1f", s.sequence, _now())) }
                     }
@@ -583,9 +586,10 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             }
             s.sequence += 1
             if s.acks { s.unacknowledged += 1 }
-            let header: [String: Any] = ["seq": s.sequence, "batch": s.batch, "kind": "preview", "x": region.x, "y": region.y,
+            var header: [String: Any] = ["seq": s.sequence, "batch": s.batch, "kind": "preview", "x": region.x, "y": region.y,
                                          "w": region.width, "h": region.height, "previewWidth": p.width, "previewHeight": p.height,
                                          "format": raw ? "rgba" : "jpeg"]
+            s.takeLabel(into: &header)
             self.server?.send(s.id, _frame(header, image), binary: true)
         }
     }

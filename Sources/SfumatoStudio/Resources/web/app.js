@@ -32,7 +32,7 @@
 
   // ---- the parts ----------------------------------------------------------------------------------
 
-  const connection = new S.Connection({ onOpen, onMessage, onFrame: (frame) => view.drawFrame(frame), onClose });
+  const connection = new S.Connection({ onOpen, onMessage, onFrame, onClose });
   const view = new S.View({ onViewportChange: sendViewport });
   view.doneListeners.push((header) => connection.send({ type: "drawn", seq: header.seq }));
   const camera = new S.Camera({ connection, view, onChange: (on) => setPressed($("#camera-toggle"), on) });
@@ -99,6 +99,12 @@
         break;
       default: break;   // newer servers may say more
     }
+  }
+
+  function onFrame(frame) {
+    // While a pen drags Adjust's parameters, their label comes with the picture it describes.
+    if (typeof frame.header.label === "string") showLabel(frame.header.label);
+    view.drawFrame(frame);
   }
 
   function sendViewport(vp) {
