@@ -42,6 +42,8 @@
     p95: { enumerable: true, get: () => round(percentile(95)) },
     p99: { enumerable: true, get: () => round(percentile(99)) },
     reset: { enumerable: false, value: () => { latencies.length = 0; sorted = null; pending = []; scheduleOverlay(); } },
+    // Every latency since the last reset, in the order counted (for harnesses that split them).
+    values: { enumerable: false, value: () => latencies.slice() },
   });
   window.sfumatoStats = stats;
 
