@@ -97,6 +97,27 @@ window.Sfumato = window.Sfumato || {};
     };
   }
 
+  /**
+   * Whether this browser renders without a GPU, judged by the renderer its WebGL reports
+   * (SwiftShader, llvmpipe and the like). Such a browser composites the page in software too, where
+   * every stretched picture costs CPU each frame. False when WebGL says nothing (unknown: assume a GPU).
+   */
+  function rendersInSoftware() {
+    let gl = null;
+    try {
+      gl = document.createElement("canvas").getContext("webgl");
+      if (!gl) return false;
+      const info = gl.getExtension("WEBGL_debug_renderer_info");
+      const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+      return /swiftshader|llvmpipe|softpipe|software/i.test(renderer);
+    } catch (_) {
+      return false;
+    } finally {
+      const lose = gl && gl.getExtension("WEBGL_lose_context");
+      if (lose) lose.loseContext();   // a context is a scarce resource: give it back at once
+    }
+  }
+
   /** A small transient message at the bottom of the stage. */
   let toastTimer = 0;
   function toast(text, isError) {
@@ -109,5 +130,5 @@ window.Sfumato = window.Sfumato || {};
     toastTimer = setTimeout(() => el.classList.remove("visible"), isError ? 4000 : 2200);
   }
 
-  S.util = { token, withToken, webSocketURL, isLoopback, api, anglesFromTilt, penAngles, hueColor, clamp, frameScheduler, toast };
+  S.util = { token, withToken, webSocketURL, isLoopback, api, anglesFromTilt, penAngles, hueColor, clamp, frameScheduler, toast, rendersInSoftware };
 })(window.Sfumato);
