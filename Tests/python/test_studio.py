@@ -2,8 +2,8 @@
 real pen events (CDP Input.dispatchMouseEvent with pointerType "pen"; spec/INPUT.md). Each mode: a scripted
 pen gesture must produce the document state and the pixels that spec/SEEDS.md's formulas predict.
 
-Set SFUMATO_SCREENSHOTS=DIR to keep a screenshot of each mode. The latency figures of the Adjust and
-Sketch strokes are written to Tests/python/latency.json."""
+Set SFUMATO_SCREENSHOTS=DIR to keep a screenshot of each mode. Pen-to-pixels latency is measured in
+test_latency.py."""
 import asyncio
 import base64
 import io
@@ -38,8 +38,6 @@ PHOTO_SIZE = (1920, 1280)
 PRESETS = ["Pass Through", "Gaussian Blur", "Median", "Laplacian", "Sobel", "Threshold Binary", "Convolution Emboss",
            "Convolution Sharpen", "Dilate Bokeh", "Morphology Closing", "Histogram Equalization",
            "Histogram Specification"]
-LATENCY_FILE = pathlib.Path(__file__).with_name("latency.json")
-STROKES = 3   # measured strokes per mode in the latency test
 SCREENSHOTS = os.environ.get("SFUMATO_SCREENSHOTS")
 URL_LINE = re.compile(r"Sfumato studio: (http://127\.0\.0\.1:\d+/)")
 HALF_PI = math.pi / 2
@@ -1204,102 +1202,3 @@ def test_open_photo_replaces_the_document(studio, run, tmp_path):
 
     run(scenario)
     assert (studio.document()["width"], studio.document()["height"]) == (300, 200)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Latency: a measurement, recorded for the notes (only sanity-checked here)
-
-def test_latency_is_measured_and_recorded(studio, run):
-    async def scenario(context):
-        tab = await Tab.open(context, studio.url)
-        page = tab.page
-        to_client = await tab.mapper()
-        figures = {}
-
-        # A first gesture in each mode warms the page and the server (decoders, buffer pools,
-        # threads, the page's compiled JavaScript); its figures are kept apart as "cold", and the
-        # measured gestures start from a reset. The warm gesture is as long as the measured one:
-        # after a 41-move warm-up the first measured Adjust stroke was often still slow (p99 58
-        # and 79 ms in two runs, 14-24 ms for the strokes after it), with its frames waiting in
-        # the browser, not the server (the server's SFUMATO_TRACE log had written each within 3 ms).
-        await page.keyboard.down("1")
-        warm = [(*to_client(700 + 6 * i, 600), {"tilt": (40 - i * 0.5, 0)}) for i in range(101)]
-        await tab.pen.stroke(warm, force=0.5, tilt=(40, 0), chunk=4, pace=1 / 60)
-        figures["adjust_cold"] = await settled_stats(page)
-        await page.evaluate("() => window.sfumatoStats.reset()")
-
-        # Adjust: the tilt sweeps (up, down, up), so every batch changes the picture. The figures
-        # pool STROKES strokes: the p99 of one 101-sample stroke is its second-worst sample, which
-        # says more about the moment than about the studio.
-        for k in range(STROKES):
-            sweep = (lambda i: 10 + i * 0.5) if k % 2 == 0 else (lambda i: 60 - i * 0.5)
-            points = [(*to_client(700 + 6 * i, 640 + 30 * k), {"tilt": (sweep(i), 0)}) for i in range(101)]
-            await tab.pen.stroke(points, force=0.5, tilt=(sweep(0), 0), chunk=4, pace=1 / 60)
-            await settled_stats(page)
-        figures["adjust"], figures["adjust_strokes"] = await pooled_stats(page)
-        await page.keyboard.up("1")
-        await page.evaluate("() => window.sfumatoStats.reset()")
-
-        # Sketch: 100-move force-pen strokes, after a warm one.
-        await tab.mode("sketch")
-        warm = [(*to_client(500 + 9 * i, 300 + 100 * math.cos(i / 16)), {"force": 0.5}) for i in range(101)]
-        await tab.pen.stroke(warm, force=0.5, chunk=4, pace=1 / 60)
-        figures["sketch_cold"] = await settled_stats(page)
-        await page.evaluate("() => window.sfumatoStats.reset()")
-        for k in range(STROKES):
-            points = [(*to_client(500 + 9 * i, 400 + 60 * k + 250 * math.sin(i / 16)), {"force": 0.3 + 0.4 * i / 100})
-                      for i in range(101)]
-            await tab.pen.stroke(points, force=0.3, chunk=4, pace=1 / 60)
-            await settled_stats(page)
-        figures["sketch"], figures["sketch_strokes"] = await pooled_stats(page)
-        await page.keyboard.press("?")
-        assert await page.is_visible("#stats")
-        await tab.screenshot("latency-overlay")
-        tab.assert_no_page_errors()
-        return figures
-
-    figures = run(scenario)
-    record = {"unit": "ms", "what": "pen sample (event.timeStamp) to its frame drawn (performance.now())",
-              "chromium": subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip(),
-              "viewport": VIEWPORT, "moves_per_stroke": 100, "strokes": STROKES, **figures}
-    LATENCY_FILE.write_text(json.dumps(record, indent=2) + "\n")
-    for mode in ("adjust", "sketch"):
-        assert figures[mode]["count"] > 0 and figures[mode]["p50"] > 0, (mode, figures[mode])
-        # Each stroke's 101 samples (down + 100 moves) must all come back: a pen batch no frame
-        # ever covers means the picture on screen lags behind the pen.
-        assert figures[mode]["count"] == 101 * STROKES, f"{mode}: only {figures[mode]['count']} of {101 * STROKES} samples came back as pixels"
-        assert [s["count"] for s in figures[mode + "_strokes"]] == [101] * STROKES, figures[mode + "_strokes"]
-
-
-def nearest_rank(values, p):
-    """The nearest-rank percentile, as window.sfumatoStats computes it."""
-    ordered = sorted(values)
-    return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1]
-
-
-async def pooled_stats(page):
-    """window.sfumatoStats over every stroke since the last reset, and each stroke's own figures
-    (from the latencies in the order they were counted, split at the strokes' 101 samples)."""
-    pooled = await page.evaluate("() => ({...window.sfumatoStats})")
-    values = await page.evaluate("() => window.sfumatoStats.values()")
-    strokes = []
-    for i in range(0, len(values), 101):
-        part = values[i:i + 101]
-        strokes.append({"count": len(part), **{f"p{p}": round(nearest_rank(part, p), 2) for p in (50, 95, 99)}})
-    assert len(values) == pooled["count"] and all(abs(pooled[f"p{p}"] - nearest_rank(values, p)) < 0.011 for p in (50, 95, 99)), \
-        f"the page's figures {pooled} and its latencies disagree"
-    return pooled, strokes
-
-
-async def settled_stats(page, quiet=0.6, timeout=6.0):
-    """window.sfumatoStats once no new frame has counted samples for `quiet` seconds."""
-    deadline = time.monotonic() + timeout
-    last, since = None, time.monotonic()
-    while time.monotonic() < deadline:
-        stats = await page.evaluate("() => ({...window.sfumatoStats})")
-        if stats != last:
-            last, since = stats, time.monotonic()
-        elif time.monotonic() - since >= quiet and stats["count"] > 0:
-            break
-        await asyncio.sleep(0.1)
-    return last
