@@ -208,7 +208,10 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             if pair != nil && m == .off && pair != "off" { throw StudioError("hold pair must be hue-saturation, brightness-contrast, gamma-exposure or null") }
             if m == .off && s.hold != .off { commitAdjust() }
             s.hold = m
-            s.work.async { s.pendingLabel = nil }   // this message's label is newer
+            s.work.async {
+                s.pendingLabel = nil   // this message's label is newer
+                if m != .off { do { try s.preview?.prepareDraft() } catch { self.log("draft: \(error)") } }
+            }
             sendJSON(s, ["type": "label", "text": PencilController.label(liveAdjust ?? document.state.adjust, mode: m) as Any? ?? NSNull()])
             if m == .off { sendJSON(s, ["type": "pencil", "visible": false]) }
         case "pen":

@@ -135,7 +135,8 @@
       const a = this.active;
       if (!a || a.pointerId !== event.pointerId) return;
       if (event.type === "pointermove") {
-        a.predicted = this.predictedSamples(event);
+        // Predictions only feed the provisional tail: a stroke without one (Adjust) skips them.
+        a.predicted = a.tailColor ? this.predictedSamples(event) : [];
         if (!withSamples) {
           // The predictions go out with the next batch; the tail shows them now.
           if (a.tailColor) this.view.tailPredict(a.predicted);

@@ -175,6 +175,7 @@
         }
         let bitmap;
         try { bitmap = await (early || decodeImage(frame)); } catch (error) { console.warn("sfumato: undecodable frame", error); done(); return; }
+        if (preview && !h.draft && !this.draftPathWarm) this.warmDraftPath(frame);
         // Once decoded, a frame is drawn even if a newer one has arrived meanwhile: it is still
         // newer than what is on screen, and dropping it could starve the screen while a fast pen
         // keeps frames coming.
@@ -188,6 +189,22 @@
           done();
         }
       });
+    }
+
+    /**
+     * The first drafts of the first drag paid for starting the draft decoder (about 50 ms in
+     * Chromium) and for the pencil's first gradients: both are done once, off the drag, with the
+     * first sharp frame's bytes and an offscreen canvas.
+     */
+    warmDraftPath(frame) {
+      this.draftPathWarm = true;
+      setTimeout(() => {
+        decodeImage({ header: { draft: true }, image: frame.image, type: frame.type })
+          .then((image) => image.close(), () => {});
+        const c = document.createElement("canvas");
+        c.width = c.height = 64;
+        S.drawPencil(c.getContext("2d"), 32, 32, 1, 0, 1, 110);
+      }, 0);
     }
 
     /**
