@@ -11,6 +11,8 @@ the pen and keys, Runtime for reading figures, Page for navigation and screensho
 import asyncio
 import base64
 import json
+import os
+import signal
 import socket
 import subprocess
 import tempfile
@@ -54,17 +56,22 @@ class Chromium:
     def start(self, timeout=20.0):
         self.profile = tempfile.TemporaryDirectory(prefix="sfumato-chromium-", ignore_cleanup_errors=True)
         self.port = _free_port()
+        # Its own process group: stop() ends the browser and every helper process it started.
         self.process = subprocess.Popen([self.binary, *FLAGS, *self.args, f"--user-data-dir={self.profile.name}",
                                          f"--remote-debugging-port={self.port}", "about:blank"],
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        start_new_session=True)
         deadline = time.monotonic() + timeout
         while True:
             try:
                 self._http("/json/version")
                 return self
             except OSError:
-                assert self.process.poll() is None, "chromium exited at start"
-                assert time.monotonic() < deadline, "chromium's DevTools port did not open"
+                failed = "chromium exited at start" if self.process.poll() is not None else \
+                    "chromium's DevTools port did not open" if time.monotonic() > deadline else None
+                if failed:
+                    self.stop()
+                    raise AssertionError(f"{failed}: {self.process.stderr.read().decode(errors='replace')[-2000:]}")
                 time.sleep(0.1)
 
     def _http(self, path, method="GET"):
@@ -84,13 +91,19 @@ class Chromium:
         return page
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        if self.process:
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                try:
+                    os.killpg(self.process.pid, sig)
+                except ProcessLookupError:
+                    break
+                try:
+                    self.process.wait(10)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+            if self.process.stderr:
+                self.process.stderr.close()
         if self.profile:
             self.profile.cleanup()
 
@@ -103,6 +116,7 @@ class Page:
         self.next_id = 0
         self.waiting = {}
         self.errors = []   # exceptions thrown on the page (Runtime.exceptionThrown)
+        self.failure = None
         self.reader = asyncio.get_running_loop().create_task(self._read())
 
     @classmethod
@@ -124,19 +138,24 @@ class Page:
                     details = message["params"]["exceptionDetails"]
                     self.errors.append(details.get("exception", {}).get("description") or details.get("text"))
         except websockets.ConnectionClosed:
-            pass
+            self.failure = ConnectionError("the page's DevTools connection closed")
+        except Exception as error:   # a message this reader cannot take: fail every caller, loudly
+            self.failure = error
         finally:
+            self.failure = self.failure or ConnectionError("the page's DevTools reader stopped")
             for future in self.waiting.values():
                 if not future.done():
-                    future.set_exception(ConnectionError("the page's DevTools connection closed"))
+                    future.set_exception(self.failure)
 
-    def send(self, method, params=None):
+    async def send(self, method, params=None):
+        """Sends a command and returns its result (raises the CDP error, or why the session ended)."""
+        if self.reader.done():
+            raise self.failure or ConnectionError("the page's DevTools session is over")
         self.next_id += 1
         future = asyncio.get_running_loop().create_future()
         self.waiting[self.next_id] = future
-        message = json.dumps({"id": self.next_id, "method": method, "params": params or {}})
-        asyncio.get_running_loop().create_task(self.socket.send(message))
-        return future
+        await self.socket.send(json.dumps({"id": self.next_id, "method": method, "params": params or {}}))
+        return await future
 
     async def evaluate(self, function, arg=None):
         """Calls a JavaScript function given as source ("() => ..." or "(arg) => ...") and returns its

@@ -33,7 +33,6 @@ def test_latency_is_measured_and_recorded(studio):
     LATENCY_FILE.write_text(json.dumps(record, indent=2) + "\n")
     samples = (MOVES + 1) * STROKES
     for mode in ("adjust", "sketch"):
-        assert figures[mode]["p50"] > 0, (mode, figures[mode])
         # Every sample must come back: a pen batch no frame ever covers means the picture on
         # screen lags behind the pen.
         assert figures[mode]["count"] == samples, f"{mode}: only {figures[mode]['count']} of {samples} samples came back as pixels"
@@ -41,8 +40,9 @@ def test_latency_is_measured_and_recorded(studio):
 
 
 async def measure(url):
-    chromium = cdp.Chromium(CHROMIUM, CHROMIUM_ARGS).start()
+    chromium = cdp.Chromium(CHROMIUM, CHROMIUM_ARGS)
     try:
+        chromium.start()
         page = await chromium.new_page(url, VIEWPORT)
         await page.wait_for("() => !!(window.sfumatoDocument && document.getElementById('canvas').width > 1)")
         to_client = await mapper(page)
@@ -61,12 +61,13 @@ async def measure(url):
         # Adjust: the tilt sweeps (up, down, up), so every batch changes the picture. The figures
         # pool STROKES strokes: the p99 of one 101-sample stroke is its second-worst sample, which
         # says more about the moment than about the studio.
+        counts = []
         for k in range(STROKES):
             sweep = (lambda i: 10 + i * 0.5) if k % 2 == 0 else (lambda i: 60 - i * 0.5)
             points = [(*to_client(700 + 6 * i, 640 + 30 * k), {"tilt": (sweep(i), 0)}) for i in range(MOVES + 1)]
             await pen.stroke(points, force=0.5, tilt=(sweep(0), 0), chunk=4, pace=1 / 60)
-            await settled_stats(page)
-        figures["adjust"], figures["adjust_strokes"] = await pooled_stats(page)
+            counts.append((await settled_stats(page))["count"])
+        figures["adjust"], figures["adjust_strokes"] = await pooled_stats(page, counts)
         await page.key("keyUp", "1")
         await page.evaluate("() => window.sfumatoStats.reset()")
 
@@ -77,12 +78,13 @@ async def measure(url):
         await pen.stroke(warm, force=0.5, chunk=4, pace=1 / 60)
         figures["sketch_cold"] = await settled_stats(page)
         await page.evaluate("() => window.sfumatoStats.reset()")
+        counts = []
         for k in range(STROKES):
             points = [(*to_client(500 + 9 * i, 400 + 60 * k + 250 * math.sin(i / 16)), {"force": 0.3 + 0.4 * i / MOVES})
                       for i in range(MOVES + 1)]
             await pen.stroke(points, force=0.3, chunk=4, pace=1 / 60)
-            await settled_stats(page)
-        figures["sketch"], figures["sketch_strokes"] = await pooled_stats(page)
+            counts.append((await settled_stats(page))["count"])
+        figures["sketch"], figures["sketch_strokes"] = await pooled_stats(page, counts)
 
         # The `?` overlay shows the same figures.
         await page.key("keyDown", "?")
@@ -120,15 +122,16 @@ def nearest_rank(values, p):
     return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1]
 
 
-async def pooled_stats(page):
-    """window.sfumatoStats over every stroke since the last reset, and each stroke's own figures
-    (from the latencies in the order they were counted, split at the strokes' 101 samples)."""
+async def pooled_stats(page, counts):
+    """window.sfumatoStats over every stroke since the last reset, and each stroke's own figures:
+    `counts` are the page's sample counts once each stroke had settled, so the latencies (in the
+    order they were counted) split where each stroke's ended."""
     pooled = await page.evaluate("() => ({...window.sfumatoStats})")
     values = await page.evaluate("() => window.sfumatoStats.values()")
     strokes = []
-    for i in range(0, len(values), MOVES + 1):
-        part = values[i:i + MOVES + 1]
-        strokes.append({"count": len(part), **{f"p{p}": round(nearest_rank(part, p), 2) for p in (50, 95, 99)}})
+    for start, end in zip([0] + counts, counts):
+        part = values[start:end]
+        strokes.append({"count": len(part), **({f"p{p}": round(nearest_rank(part, p), 2) for p in (50, 95, 99)} if part else {})})
     assert len(values) == pooled["count"] and all(abs(pooled[f"p{p}"] - nearest_rank(values, p)) < 0.011 for p in (50, 95, 99)), \
         f"the page's figures {pooled} and its latencies disagree"
     return pooled, strokes

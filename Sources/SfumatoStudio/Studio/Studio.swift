@@ -208,11 +208,13 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             if pair != nil && m == .off && pair != "off" { throw StudioError("hold pair must be hue-saturation, brightness-contrast, gamma-exposure or null") }
             if m == .off && s.hold != .off { commitAdjust() }
             s.hold = m
+            let label = PencilController.label(liveAdjust ?? document.state.adjust, mode: m)
             s.work.async {
-                s.pendingLabel = nil   // this message's label is newer
+                // Sent from the work queue, after any frame already on its way with the old pair's label.
+                s.pendingLabel = nil
+                self.sendJSON(s, ["type": "label", "text": label as Any? ?? NSNull()])
                 if m != .off { do { try s.preview?.prepareDraft() } catch { self.log("draft: \(error)") } }
             }
-            sendJSON(s, ["type": "label", "text": PencilController.label(liveAdjust ?? document.state.adjust, mode: m) as Any? ?? NSNull()])
             if m == .off { sendJSON(s, ["type": "pencil", "visible": false]) }
         case "pen":
             try pen(s, o)
@@ -319,8 +321,11 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         let batch = Int(batchNumber)
         if _trace { log(String(format: "pen batch %d received at %.1f", batch, _now())) }
         let list = try samples(o["samples"])
-        // Frames report the newest pen batch they include.
-        s.work.async { s.batch = max(s.batch, batch) }
+        // Frames report the newest pen batch they include. A batch that changes the picture is
+        // recorded by the same work block that changes it (so no frame claims samples it does not
+        // show); any other batch (no samples, no held button) when this message is done.
+        var batchRecorded = false
+        defer { if !batchRecorded { s.work.async { s.batch = max(s.batch, batch) } } }
         if phase == "down" { s.penDown = true }
         if phase == "up" || phase == "cancel" { s.penDown = false }
 
@@ -330,14 +335,14 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 for sample in list { PencilController.update(&p, mode: s.hold, sample: sample) }
                 liveAdjust = p
                 let label = PencilController.label(p, mode: s.hold) ?? ""
-                s.work.async { s.pendingLabel = label }
                 // While it draws, the page moves the pencil from its own samples: only the stroke's
                 // start and end are worth a message (one less for the page to handle per batch).
                 if phase != "move" {
                     sendJSON(s, ["type": "pencil", "visible": phase != "up" && phase != "cancel", "x": last.x, "y": last.y,
                                  "altitude": last.altitude, "azimuth": last.azimuth])
                 }
-                refreshPictures(batch: batch, from: s)
+                refreshPictures(batch: batch, from: s, label: label)
+                batchRecorded = true
             }
             if phase == "up" || phase == "cancel" {
                 sendJSON(s, ["type": "pencil", "visible": false])
@@ -372,6 +377,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 let dirty = stroke.renderer.append(list)
                 self.schedule(s, dirty: dirty, batch: batch)
             }
+            batchRecorded = true
         }
         if phase == "up" || phase == "cancel" { endStroke(s) }
     }
@@ -498,7 +504,8 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
 
     /// Every page's picture after a parameter or history change (latest wins: queued updates
     /// collapse into one render per page).
-    func refreshPictures(batch: Int? = nil, from source: _Session? = nil, ink: Bool = false) {
+    /// `batch` and `label`: the pen batch of `source` that made this change, and Adjust's label for it.
+    func refreshPictures(batch: Int? = nil, from source: _Session? = nil, label: String? = nil, ink: Bool = false) {
         let state = visibleState
         for s in sessions.values {
             s.work.async {
@@ -506,6 +513,12 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 // Lazy: the picture is brought up to date only when a frame actually goes out, so a
                 // page still decoding the last frame costs no rendering (latest wins).
                 s.pendingState = state
+                if s === source {
+                    // Batch and label change with the state they belong to, in one block: a frame
+                    // never claims a pen batch, or shows a label, newer than its picture.
+                    if let batch { s.batch = max(s.batch, batch) }
+                    if let label { s.pendingLabel = label }
+                }
                 if ink { s.pendingInk = true }
                 self.schedule(s, dirty: p.bounds, batch: s.batch, full: true)
             }

@@ -1,7 +1,8 @@
 "use strict";
-// Pointer input on #canvas: every coalesced sample goes to the server, one batch per pointermove as the
-// browser delivers them (once per frame in Chromium and Safari; never more than one per 4 ms), "down" and
-// "up" immediately; predicted samples ride along and feed the provisional tail.
+// Pointer input on #canvas: every coalesced sample goes to the server, one batch per move event as the
+// browser delivers them (pointerrawupdate as the input arrives where the browser has it, else pointermove
+// once per frame; never more than one batch per 4 ms), "down" and "up" immediately; predicted samples
+// ride along and feed the provisional tail.
 // In the gallery the same pointer drags are swipes instead. Palm rejection drops touches in pen-only mode.
 (function (S) {
   const SWIPE_MIN_PX = 50;        // a swipe is a drag longer than this (CSS px)...
@@ -22,12 +23,11 @@
       this.batchId = 0;         // page-wide, increasing; frames echo the highest batch they include
       this.active = null;       // the stroke in progress: {pointerId, stroke, pending, predicted, tracks, pencil}
       this.swipe = null;        // the gallery drag in progress: {pointerId, x0, y0, x, y}
-      // Moves go out as soon as the browser delivers them: Chromium and Safari already deliver
-      // pointermove once per frame with that frame's samples coalesced, so a batch is a frame's
-      // worth of pen. Holding them for requestAnimationFrame instead cost 4-7 ms of pen-to-pixels
-      // latency for most samples (the frame clock and the input arrive out of phase). A browser
-      // that delivers moves faster is held to one batch per MIN_BATCH_INTERVAL_MS; what arrives
-      // in between goes out when the interval ends.
+      // Moves go out as soon as the browser delivers them (see listen). Holding them for
+      // requestAnimationFrame instead cost 4-7 ms of pen-to-pixels latency for most samples (the
+      // frame clock and the input arrive out of phase). A browser that delivers moves faster than
+      // MIN_BATCH_INTERVAL_MS is held to one batch per interval; what arrives in between goes out
+      // when the interval ends.
       this.lastSend = -Infinity;
       this.flushTimer = 0;
       this.listen();
@@ -138,7 +138,9 @@
         // Predictions only feed the provisional tail: a stroke without one (Adjust) skips them.
         a.predicted = a.tailColor ? this.predictedSamples(event) : [];
         if (!withSamples) {
-          // The predictions go out with the next batch; the tail shows them now.
+          // The predictions go out with the next batch; the tail shows them now. (Its coalesced
+          // samples are the raw ones again: taking those "newer than the last raw sample" as a
+          // safety net sent some samples twice in Chromium, 113-123 a 101-sample stroke.)
           if (a.tailColor) this.view.tailPredict(a.predicted);
           return;
         }

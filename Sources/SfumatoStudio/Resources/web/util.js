@@ -100,13 +100,14 @@ window.Sfumato = window.Sfumato || {};
   /**
    * Whether this browser renders without a GPU, judged by the renderer its WebGL reports
    * (SwiftShader, llvmpipe and the like). Such a browser composites the page in software too, where
-   * every stretched picture costs CPU each frame. False when WebGL says nothing (unknown: assume a GPU).
+   * every stretched picture costs CPU each frame. No WebGL at all counts as software too: Chromium
+   * without a usable GPU offers none unless told to fall back to SwiftShader.
    */
   function rendersInSoftware() {
     let gl = null;
     try {
       gl = document.createElement("canvas").getContext("webgl");
-      if (!gl) return false;
+      if (!gl) return true;
       const info = gl.getExtension("WEBGL_debug_renderer_info");
       const renderer = String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
       return /swiftshader|llvmpipe|softpipe|software/i.test(renderer);

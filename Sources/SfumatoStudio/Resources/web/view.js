@@ -441,11 +441,12 @@
       const dpr = window.devicePixelRatio || 1;
       const x0 = Math.floor(bounds.left), y0 = Math.floor(bounds.top);
       const width = Math.ceil((Math.ceil(bounds.right) - x0) * dpr), height = Math.ceil((Math.ceil(bounds.bottom) - y0) * dpr);
-      if (c.width < width || c.height < height || c.width > width + 96 || c.height > height + 96) {
+      if (c.width < width || c.height < height || c.width > width + 96 || c.height > height + 96 || this.pencilDpr !== dpr) {
         c.width = width + 32;
         c.height = height + 32;
         c.style.width = `${c.width / dpr}px`;
         c.style.height = `${c.height / dpr}px`;
+        this.pencilDpr = dpr;
       }
       const ctx = this.pencilCtx;
       ctx.setTransform(1, 0, 0, 1, 0, 0);
