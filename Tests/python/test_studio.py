@@ -1125,7 +1125,11 @@ BAD_MESSAGES = ["not json", "[1, 2, 3]", "{\"type\": \"no-such-type\"}", "{\"typ
                 "{\"type\": \"pen\", \"phase\": \"sideways\", \"stroke\": 1, \"batch\": 1, \"samples\": []}",
                 "{\"type\": \"mode\", \"mode\": \"sideways\"}", "{\"type\": \"curve\", \"levels\": [1, 2]}",
                 "{\"type\": \"preset\", \"index\": 99}", "{\"type\": \"hold\", \"pair\": \"up-down\"}",
-                "{\"type\": \"brush\", \"brush\": \"crayon\"}"]
+                "{\"type\": \"brush\", \"brush\": \"crayon\"}",
+                # Malformed samples: no y; a pressure that is not a number; an unknown pointer type.
+                "{\"type\": \"pen\", \"phase\": \"down\", \"stroke\": 9, \"batch\": 1, \"samples\": [{\"x\": 5}]}",
+                "{\"type\": \"pen\", \"phase\": \"down\", \"stroke\": 9, \"batch\": 1, \"samples\": [{\"x\": 5, \"y\": 5, \"pressure\": \"hard\"}]}",
+                "{\"type\": \"pen\", \"phase\": \"down\", \"stroke\": 9, \"batch\": 1, \"samples\": [{\"x\": 5, \"y\": 5, \"pointerType\": \"stylus\"}]}"]
 
 
 def test_malformed_messages_and_requests_get_errors(studio, run):

@@ -298,18 +298,6 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         return nil
     }
 
-    /// Parses pen samples, quantised as the document stores them.
-    func samples(_ v: Any?) throws -> [PenSample] {
-        guard let any = v as? [Any] else { return [] }
-        guard let list = any as? [[String: Any]] else { throw StudioError("pen samples must be objects") }
-        if list.count > 4096 { throw StudioError("too many samples in one message") }
-        // One decoder pass for the whole batch, not one decoder per sample.
-        let data = try JSONSerialization.data(withJSONObject: list)
-        do { return Document.stored(try JSONDecoder().decode([PenSample].self, from: data)) } catch {
-            throw StudioError("malformed pen sample")
-        }
-    }
-
     func pen(_ s: _Session, _ o: [String: Any]) throws {
         guard let phase = o["phase"] as? String, ["down", "move", "up", "cancel"].contains(phase) else {
             throw StudioError("pen phase must be down, move, up or cancel")
