@@ -134,6 +134,33 @@ struct InkTests {
         #expect(steps > 10 && steps <= 60, "\(steps) steps")   // a visible fade, gone within a second at 60 fps
     }
 
+    @Test("a fade limited to the ink's rectangle gives the whole layer's fade, whatever the other buffer held",
+          arguments: [PixelFormat.rgba8, .rgbaFloat32])
+    func fadeInRegion(format: PixelFormat) throws {
+        let stroke = Stroke(brush: BrushSettings(kind: .forcePen), samples: line(30, x0: 150, x1: 330, y: 60, pressure: 0.7))
+        let whole = try InkLayer(width: 360, height: 140, format: format)
+        whole.draw(stroke)
+        // The limited layer faded another stroke first and was cleared, as the studio does: its
+        // second buffer still holds that fade's last frame, far from the new stroke.
+        let limited = try InkLayer(width: 360, height: 140, format: format)
+        var ink = limited.draw(Stroke(brush: BrushSettings(kind: .forcePen), samples: line(20, x0: 10, x1: 90, y: 100)))
+        for _ in 0..<4 {
+            limited.fadeStep(inkIn: ink)
+            ink = ink.insetBy(dx: -3, dy: -3)
+        }
+        limited.clear()
+        ink = limited.draw(stroke)
+        for step in 0..<30 {
+            let a = whole.fadeStep(), b = limited.fadeStep(inkIn: ink)
+            ink = ink.insetBy(dx: -3, dy: -3)
+            #expect(a == b, "step \(step)")
+            let x = whole.accumulator.bitmap, y = limited.accumulator.bitmap
+            let same = (0..<x.height).allSatisfy { memcmp(x.row($0), y.row($0), x.width * x.format.bytesPerPixel) == 0 }
+            #expect(same, "step \(step): the layers differ")
+            if !same || a == 0 { break }
+        }
+    }
+
     @Test("incremental rendering, batch by batch, equals rendering the whole stroke at once", arguments: [BrushKind.forcePen, .pencil, .pen])
     func incremental(kind: BrushKind) throws {
         var samples: [PenSample] = []

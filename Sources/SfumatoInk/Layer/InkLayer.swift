@@ -109,13 +109,23 @@ public final class InkLayer: @unchecked Sendable {
     /// outside the layer), in place: the two buffers of the accumulator swap, scratch rows are
     /// kept between frames, nothing is allocated per frame. Returns the largest alpha left
     /// (0: the layer is empty).
+    ///
+    /// `inkIn`: where the layer may hold ink (it is transparent elsewhere; default: anywhere). The
+    /// step then filters only that rectangle grown by the blur's reach and clears the rest of the
+    /// new buffer: a stroke's fade on a 1116x744 layer went from the whole layer's 40-70 ms of CPU
+    /// a frame to its own few hundred thousand pixels. Example: `layer.fadeStep(inkIn: bounds)`,
+    /// then grow `bounds` by 3 (the blur's reach at sigma 1) for the next frame.
     @discardableResult
-    public func fadeStep(_ mode: FadeMode = .transparent, brightness: Float = 0.05, sigma: Double = 1) -> Float {
+    public func fadeStep(_ mode: FadeMode = .transparent, brightness: Float = 0.05, sigma: Double = 1,
+                         inkIn region: Rect? = nil) -> Float {
         let w = width, h = height
         let radius = Int((3 * sigma).rounded(.up))
         var weights = (0...radius).map { Float(exp(-Double($0 * $0) / (2 * sigma * sigma))) }
         let norm = weights[0] + 2 * weights.dropFirst().reduce(0, +)
         weights = weights.map { $0 / norm }
+        // What this step writes: the ink's rectangle grown by the blur's reach, within the layer.
+        let layer = Rect(width: w, height: h)
+        let area = (region ?? layer).insetBy(dx: -radius, dy: -radius).intersection(layer)
         // Scratch kept between frames: a float copy of the horizontal pass, plus one padded row
         // per band of rows.
         let bands = _InkConstants.bands
@@ -129,17 +139,23 @@ public final class InkLayer: @unchecked Sendable {
         let mid = _UnsafeBox(fadeScratch!)
         let maxAlpha = _MaxFloat()
         let weightsBox = _UnsafeBox(weights)
+        let x0 = area.x, n = area.width, y0 = area.y, rows = area.height
         accumulator.withBuffers { source, destination in
             let src = _UnsafeBox(source), dst = _UnsafeBox(destination)
-            // Horizontal pass, with the brightness, into `mid`.
+            // Outside `area` the new buffer is transparent (it may hold an older frame there).
+            _clearOutside(area, destination)
+            if area.isEmpty { return }
+            // Horizontal pass over `area`'s rows, with the brightness, into `mid` (the source is
+            // read `radius` columns either side; beyond the layer it is transparent).
             parallelFor(bands) { band in
                 let row = mid.value + w * h + band * rowLength
                 let weights = weightsBox.value
-                for y in (band * h / bands)..<((band + 1) * h / bands) {
-                    row.update(repeating: .zero, count: rowLength)
-                    _readRow(src.value, y, 0, w, row + radius)
-                    for x in 0..<w {
-                        var v = row[radius + x]
+                let from = max(0, x0 - radius), to = min(w, x0 + n + radius)
+                for y in (y0 + band * rows / bands)..<(y0 + (band + 1) * rows / bands) {
+                    row.update(repeating: .zero, count: n + 2 * radius)
+                    _readRow(src.value, y, from, to - from, row + radius + (from - x0))
+                    for i in (radius + from - x0)..<(radius + to - x0) {
+                        var v = row[i]
                         let a = v.w
                         if a > 0 {
                             if mode == .whiten {
@@ -149,41 +165,55 @@ public final class InkLayer: @unchecked Sendable {
                             } else {
                                 v *= max(0, a - brightness) / a
                             }
-                            row[radius + x] = v
+                            row[i] = v
                         }
                     }
-                    let out = mid.value + y * w
-                    for x in 0..<w {
+                    let out = mid.value + y * w + x0
+                    for x in 0..<n {
                         var acc = row[radius + x] * weights[0]
                         for k in 1...radius { acc += (row[radius + x - k] + row[radius + x + k]) * weights[k] }
                         out[x] = acc
                     }
                 }
             }
-            // Vertical pass into the back buffer (transparent above and below).
+            // Vertical pass into the back buffer (rows beyond `area` are transparent: nothing
+            // within the blur's reach of them holds ink).
             parallelFor(bands) { band in
                 let out = mid.value + w * h + band * rowLength
                 let weights = weightsBox.value
                 var localMax: Float = 0
-                for y in (band * h / bands)..<((band + 1) * h / bands) {
-                    for x in 0..<w {
+                for y in (y0 + band * rows / bands)..<(y0 + (band + 1) * rows / bands) {
+                    for x in x0..<(x0 + n) {
                         var acc = mid.value[y * w + x] * weights[0]
                         for k in 1...radius {
-                            let up = y - k >= 0 ? mid.value[(y - k) * w + x] : .zero
-                            let down = y + k < h ? mid.value[(y + k) * w + x] : .zero
+                            let up = y - k >= y0 ? mid.value[(y - k) * w + x] : .zero
+                            let down = y + k < y0 + rows ? mid.value[(y + k) * w + x] : .zero
                             acc += (up + down) * weights[k]
                         }
-                        out[x] = acc
+                        out[x - x0] = acc
                     }
-                    _writeRow(dst.value, y, 0, w, out)
+                    _writeRow(dst.value, y, x0, n, out)
                     // What was stored counts: 8-bit layers round faint alpha to 0, which is how they empty.
-                    _readRow(dst.value, y, 0, w, out)
-                    for x in 0..<w { localMax = max(localMax, out[x].w) }
+                    _readRow(dst.value, y, x0, n, out)
+                    for x in 0..<n { localMax = max(localMax, out[x].w) }
                 }
                 maxAlpha.update(localMax)
             }
         }
         return maxAlpha.value
+    }
+}
+
+/// Sets every pixel of `b` outside `keep` to transparent black.
+func _clearOutside(_ keep: Rect, _ b: Bitmap) {
+    let bpp = b.format.bytesPerPixel
+    for y in 0..<b.height {
+        if keep.isEmpty || y < keep.y || y >= keep.maxY {
+            memset(b.row(y), 0, b.width * bpp)
+        } else {
+            if keep.x > 0 { memset(b.row(y), 0, keep.x * bpp) }
+            if keep.maxX < b.width { memset(b.row(y) + keep.maxX * bpp, 0, (b.width - keep.maxX) * bpp) }
+        }
     }
 }
 

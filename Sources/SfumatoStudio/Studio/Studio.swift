@@ -625,7 +625,7 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 defer { group.leave() }
                 guard let p = s.preview, !p.fadingBounds.isEmpty else { return }
                 let before = p.fadingBounds
-                if p.fading.fadeStep(.transparent) > 0 {
+                if p.fading.fadeStep(.transparent, inkIn: before) > 0 {
                     remaining.add()
                     // The blur spreads ink by its radius each frame.
                     p.fadingBounds = p.fadingBounds.insetBy(dx: -3, dy: -3).intersection(p.bounds)
