@@ -13,7 +13,6 @@ import base64
 import json
 import os
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -38,12 +37,6 @@ FLAGS = ["--headless", "--no-sandbox", "--hide-scrollbars", "--mute-audio", "--n
 _KEYS = {"1": (49, "Digit1"), "2": (50, "Digit2"), "3": (51, "Digit3"), "?": (191, "Slash")}
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class Chromium:
     """One headless Chromium process with a fresh profile, reachable on a loopback DevTools port."""
 
@@ -55,18 +48,21 @@ class Chromium:
 
     def start(self, timeout=20.0):
         self.profile = tempfile.TemporaryDirectory(prefix="sfumato-chromium-", ignore_cleanup_errors=True)
-        self.port = _free_port()
+        # Port 0: Chromium picks a free port and writes it to DevToolsActivePort in the profile.
         # Its own process group: stop() ends the browser and every helper process it started.
         self.process = subprocess.Popen([self.binary, *FLAGS, *self.args, f"--user-data-dir={self.profile.name}",
-                                         f"--remote-debugging-port={self.port}", "about:blank"],
+                                         "--remote-debugging-port=0", "about:blank"],
                                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                         start_new_session=True)
+        active = os.path.join(self.profile.name, "DevToolsActivePort")
         deadline = time.monotonic() + timeout
         while True:
             try:
+                with open(active) as f:
+                    self.port = int(f.readline())
                 self._http("/json/version")
                 return self
-            except OSError:
+            except (OSError, ValueError):
                 failed = "chromium exited at start" if self.process.poll() is not None else \
                     "chromium's DevTools port did not open" if time.monotonic() > deadline else None
                 if failed:
