@@ -115,10 +115,7 @@ private func _verticalPass(rows: UnsafeMutablePointer<UnsafeRawPointer>, radius 
             acc4 &+= _mulhi(_average(a2.high, b2.high), w)
             k &+= 1
         }
-        midRaw.storeBytes(of: acc, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
-        midRaw.storeBytes(of: acc2, toByteOffset: 2 &* (i &+ 8), as: SIMD8<UInt16>.self)
-        midRaw.storeBytes(of: acc3, toByteOffset: 2 &* (i &+ 16), as: SIMD8<UInt16>.self)
-        midRaw.storeBytes(of: acc4, toByteOffset: 2 &* (i &+ 24), as: SIMD8<UInt16>.self)
+        _storeWords(acc, acc2, acc3, acc4, to: midRaw, at: i)
         i &+= 32
     }
     while i &+ 8 <= span {
@@ -178,10 +175,7 @@ private func _horizontalPass(_ mid: UnsafeMutablePointer<UInt16>, step bpp: Int,
             UnsafeMutableRawPointer(bytes + i).storeBytes(of: packed(acc, acc2), as: SIMD16<UInt8>.self)
             UnsafeMutableRawPointer(bytes + i + 16).storeBytes(of: packed(acc3, acc4), as: SIMD16<UInt8>.self)
         } else {
-            out.storeBytes(of: acc, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
-            out.storeBytes(of: acc2, toByteOffset: 2 &* (i &+ 8), as: SIMD8<UInt16>.self)
-            out.storeBytes(of: acc3, toByteOffset: 2 &* (i &+ 16), as: SIMD8<UInt16>.self)
-            out.storeBytes(of: acc4, toByteOffset: 2 &* (i &+ 24), as: SIMD8<UInt16>.self)
+            _storeWords(acc, acc2, acc3, acc4, to: out, at: i)
         }
         i &+= 32
     }
@@ -271,4 +265,14 @@ private func _storeHighBytes(_ s: UnsafeMutablePointer<UInt16>, count n: Int, in
         d[i] = UInt8(truncatingIfNeeded: s[i] >> 8)
         i += 1
     }
+}
+
+/// Stores 32 words (four vectors) at word index `i` of a word row.
+@inline(__always)
+func _storeWords(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>, _ c: SIMD8<UInt16>, _ d: SIMD8<UInt16>,
+                 to row: UnsafeMutableRawPointer, at i: Int) {
+    row.storeBytes(of: a, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
+    row.storeBytes(of: b, toByteOffset: 2 &* (i &+ 8), as: SIMD8<UInt16>.self)
+    row.storeBytes(of: c, toByteOffset: 2 &* (i &+ 16), as: SIMD8<UInt16>.self)
+    row.storeBytes(of: d, toByteOffset: 2 &* (i &+ 24), as: SIMD8<UInt16>.self)
 }
