@@ -159,7 +159,8 @@
       if (wait <= 0) { this.flushNow(); return; }
       this.flushTimer = setTimeout(() => {
         this.flushTimer = 0;
-        if (this.active && this.active.pending.length) this.flushNow();
+        // Checked again on performance.now's clock: the timer's own clock may end the wait a little early.
+        if (this.active && this.active.pending.length) this.flushSoon();
       }, Math.ceil(wait));   // whole milliseconds: a timer rounded down could fire before the interval ends
     }
 
