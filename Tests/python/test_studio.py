@@ -590,13 +590,32 @@ def test_adjust_pairs_follow_the_pen_pose(studio, run, photo_pixels):
 # ---------------------------------------------------------------------------------------------------
 # Sketch (ForceSketch)
 
-def test_adjust_drafts_show_the_ink(studio, run):
+# A page on this machine takes drafts as raw pixels; one on the network (an iPad) takes JPEG. The
+# second is this page told it is not on loopback, before its scripts run.
+NOT_LOOPBACK = """window.Sfumato = {};
+Object.defineProperty(window.Sfumato, "util", { configurable: true,
+    get() { return this._util; }, set(util) { util.isLoopback = () => false; this._util = util; } });"""
+
+
+@pytest.mark.parametrize("transport", ["raw", "jpeg"])
+def test_adjust_drafts_show_the_ink(studio, run, transport):
     """While a pen drags the colour parameters the page shows reduced drafts; kept ink must be in them,
     in its place and in the colour the sharp frame gives it (the server lays the ink layers over each draft)."""
 
     async def scenario(context):
+        if transport == "jpeg":
+            await context.add_init_script(NOT_LOOPBACK)
         tab = await Tab.open(context, studio.url)
         page = tab.page
+        await page.evaluate("""() => {
+            const C = window.Sfumato.Connection.prototype, receive = C.receive;
+            window.__draftFormats = [];
+            C.receive = function (data) {
+                const frame = typeof data === "string" ? null : window.Sfumato.parseFrame(data);
+                if (frame && frame.header.draft) window.__draftFormats.push(frame.header.format);
+                return receive.call(this, data);
+            };
+        }""")
         await tab.mode("sketch")
         await tab.keep_strokes(True)
         await tab.stroke_doc(horizontal(560, 1360, 640, 40), force=1.0)
@@ -629,9 +648,12 @@ def test_adjust_drafts_show_the_ink(studio, run):
             assert near <= 60, f"the draft at ({x}, 640) is {on_line.tolist()}, the sharp frame {sharp.tolist()}"
             assert np.abs(above - sharp).sum(axis=1).min() > 60, f"the ink's colour in the draft at ({x}, 560), above the stroke"
         await page.keyboard.up("1")
+        formats = set(await page.evaluate("() => window.__draftFormats"))
         tab.assert_no_page_errors()
+        return formats
 
-    run(scenario)
+    formats = run(scenario)
+    assert formats == {"rgba" if transport == "raw" else "jpeg"}, f"{transport} page got {formats} drafts"
 
 
 def test_sketch_force_pen_width_hue_and_fade(studio, run, photo_pixels):

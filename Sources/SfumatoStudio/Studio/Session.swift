@@ -29,7 +29,7 @@ final class _Session: @unchecked Sendable {
     /// Flow control (pages that acknowledge frames): preview frames sent but not yet drawn, and
     /// whether a frame is held back until one is.
     var acks = false
-    /// Whether small regions go out as raw RGBA instead of JPEG (a page on this machine asks:
+    /// Whether small regions and drafts go out as raw RGBA instead of JPEG (a page on this machine asks:
     /// on loopback the bytes cost nothing, and the page draws them without a decoder).
     var rawRegions = false
     /// The largest region sent raw, in pixels (64 KB of RGBA).

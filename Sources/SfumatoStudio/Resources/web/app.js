@@ -64,7 +64,7 @@
     state.lastViewport = JSON.stringify(vp);
     // acks: the page confirms each preview frame once drawn (or skipped), so the server never
     // renders faster than this device can show.
-    // rawRegions: a page on this machine takes small regions as raw pixels (no JPEG either end).
+    // rawRegions: a page on this machine takes small regions and drafts as raw pixels (no JPEG either end).
     connection.send({ type: "hello", ...vp, acks: true, rawRegions: S.util.isLoopback() });
     // A fresh page takes the document's mode and brush from the first state; a reconnecting page
     // restores its own, since the server ended its session (and a stroke in progress) when it dropped.

@@ -153,7 +153,12 @@
      */
     drawFrame(frame) {
       const h = frame.header;
-      if (frame.pixels) { this.drawRawFrame(frame); return; }
+      if (frame.pixels) {
+        // A raw draft stands for the whole preview: older frames still decoding are skipped.
+        if (h.draft) this.latestFull = Math.max(this.latestFull || 0, h.seq || 0);
+        this.drawRawFrame(frame);
+        return;
+      }
       if (!frame.image.length) {
         // An image-less frame only acknowledges pen batches that changed nothing on screen.
         this.drawChain = this.drawChain.then(() => {
@@ -208,16 +213,20 @@
     }
 
     /**
-     * A raw RGBA region (small regions from a server on this machine: a stroke's few pixels need
-     * no codec): written in place, in its turn, with nothing asynchronous on the way.
+     * A raw RGBA region or draft (from a server on this machine: a stroke's few pixels, or a
+     * draft's, need no codec): written in place, in its turn, with nothing asynchronous on the way.
      */
     drawRawFrame(frame) {
       const h = frame.header;
       this.drawChain = this.drawChain.then(() => {
         if ((h.seq || 0) >= (this.latestFull || 0)) {
           this.ensurePreviewSize(h.previewWidth, h.previewHeight);
-          this.leaveDraft(h);
-          this.ctx.putImageData(new ImageData(frame.pixels, h.w, h.h), h.x || 0, h.y || 0);
+          if (h.draft) {
+            this.showRawDraft(new ImageData(frame.pixels, h.w, h.h));
+          } else {
+            this.leaveDraft(h);
+            this.ctx.putImageData(new ImageData(frame.pixels, h.w, h.h), h.x || 0, h.y || 0);
+          }
           this.previewDrawn(h);
         }
         for (const listener of this.doneListeners) listener(h);
@@ -245,6 +254,14 @@
       const d = this.draftCanvas;
       if (d.width !== bitmap.width || d.height !== bitmap.height) { d.width = bitmap.width; d.height = bitmap.height; }
       this.draftCtx.drawImage(bitmap.source, 0, 0);
+      d.hidden = false;
+    }
+
+    /** A draft as raw pixels (from a server on this machine): the same, with no decoder on the way. */
+    showRawDraft(image) {
+      const d = this.draftCanvas;
+      if (d.width !== image.width || d.height !== image.height) { d.width = image.width; d.height = image.height; }
+      this.draftCtx.putImageData(image, 0, 0);
       d.hidden = false;
     }
 
