@@ -251,18 +251,20 @@
      * copies a ninth of the pixels per frame instead of the whole preview.
      */
     showDraft(bitmap) {
-      const d = this.draftCanvas;
-      if (d.width !== bitmap.width || d.height !== bitmap.height) { d.width = bitmap.width; d.height = bitmap.height; }
-      this.draftCtx.drawImage(bitmap.source, 0, 0);
-      d.hidden = false;
+      this.draftContext(bitmap.width, bitmap.height).drawImage(bitmap.source, 0, 0);
     }
 
     /** A draft as raw pixels (from a server on this machine): the same, with no decoder on the way. */
     showRawDraft(image) {
+      this.draftContext(image.width, image.height).putImageData(image, 0, 0);
+    }
+
+    /** #draft-canvas shown, at the draft's own size (resized first: resizing clears it). */
+    draftContext(width, height) {
       const d = this.draftCanvas;
-      if (d.width !== image.width || d.height !== image.height) { d.width = image.width; d.height = image.height; }
-      this.draftCtx.putImageData(image, 0, 0);
+      if (d.width !== width || d.height !== height) { d.width = width; d.height = height; }
       d.hidden = false;
+      return this.draftCtx;
     }
 
     /**
