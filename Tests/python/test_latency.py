@@ -9,19 +9,27 @@ WebSocket frame to its driver and cost the studio more CPU than its own renderin
 The figures are written to Tests/python/latency.json for the notes. This test checks that the
 measurement is whole (every sample came back as pixels, the page's percentiles agree with its
 latencies), never a timing: these machines are shared.
+
+While the strokes are measured, host_probe.py times a fixed loop on each CPU. The figures then say
+how often the machine itself stalled and how many of the samples slower than the 33 ms target were
+on their way through such a stall (no program keeps a frame on time while its CPUs barely run).
 """
 import asyncio
 import json
 import math
+import os
 import pathlib
 import subprocess
+import time
 
 import cdp
+from host_probe import HostProbe, overlaps
 from test_studio import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, VIEWPORT, Pen, photo, studio  # noqa: F401 (fixtures)
 
 LATENCY_FILE = pathlib.Path(__file__).with_name("latency.json")
 STROKES = 3          # measured strokes per mode, pooled
 MOVES = 100          # moves per stroke: with the down sample, 101 samples a stroke
+TARGET_P99_MS = 33   # #8's target, for the count of samples over it (never asserted)
 
 
 def test_latency_is_measured_and_recorded(studio):
@@ -37,10 +45,14 @@ def test_latency_is_measured_and_recorded(studio):
         # screen lags behind the pen.
         assert figures[mode]["count"] == samples, f"{mode}: only {figures[mode]['count']} of {samples} samples came back as pixels"
         assert [s["count"] for s in figures[mode + "_strokes"]] == [MOVES + 1] * STROKES, figures[mode + "_strokes"]
+        assert figures[mode + "_host"]["samples"] == samples, figures[mode + "_host"]
+    # The probe ran on every CPU for the whole measurement (about one loop each 5 ms).
+    assert len(figures["host"]["loop_ms"]) == len(os.sched_getaffinity(0)), figures["host"]
 
 
 async def measure(url):
     chromium = cdp.Chromium(CHROMIUM, CHROMIUM_ARGS)
+    probe = None
     try:
         chromium.start()
         page = await chromium.new_page(url, VIEWPORT)
@@ -57,6 +69,8 @@ async def measure(url):
         await pen.stroke(warm, force=0.5, tilt=(40, 0), chunk=4, pace=1 / 60)
         figures["adjust_cold"] = await settled_stats(page)
         await page.evaluate("() => window.sfumatoStats.reset()")
+        probe = HostProbe().start()
+        timed = {}
 
         # Adjust: the tilt sweeps (up, down, up), so every batch changes the picture. The figures
         # pool STROKES strokes: the p99 of one 101-sample stroke is its second-worst sample, which
@@ -68,6 +82,7 @@ async def measure(url):
             await pen.stroke(points, force=0.5, tilt=(sweep(0), 0), chunk=4, pace=1 / 60)
             counts.append((await settled_stats(page))["count"])
         figures["adjust"], figures["adjust_strokes"] = await pooled_stats(page, counts)
+        timed["adjust"] = await sample_windows(page)
         await page.key("keyUp", "1")
         await page.evaluate("() => window.sfumatoStats.reset()")
 
@@ -85,6 +100,11 @@ async def measure(url):
             await pen.stroke(points, force=0.3, chunk=4, pace=1 / 60)
             counts.append((await settled_stats(page))["count"])
         figures["sketch"], figures["sketch_strokes"] = await pooled_stats(page, counts)
+        timed["sketch"] = await sample_windows(page)
+        stalls = probe.stop().stalls()
+        figures["host"] = probe.summary()
+        for mode, (windows, latencies) in timed.items():
+            figures[mode + "_host"] = host_share(windows, latencies, stalls)
 
         # The `?` overlay shows the same figures.
         await page.key("keyDown", "?")
@@ -99,7 +119,28 @@ async def measure(url):
         await page.close()
         return figures
     finally:
+        if probe and probe.processes:
+            probe.stop()
         chromium.stop()
+
+
+async def sample_windows(page):
+    """Each sample's way from the pen to the screen as (start, end) in time.monotonic() seconds, and its latency."""
+    origin = await page.evaluate("() => performance.timeOrigin")      # epoch ms of performance.now() = 0
+    offset = time.time() - time.monotonic()
+    samples = await page.evaluate("() => window.sfumatoStats.samples()")
+    windows = [((origin + t) / 1000 - offset, (origin + t + latency) / 1000 - offset) for t, latency in samples]
+    return windows, [latency for _, latency in samples]
+
+
+def host_share(windows, latencies, stalls):
+    """How many samples, and how many of those over the target, were on their way while the host stalled;
+    and the p99 of the others (a figure for understanding misses, never instead of the p99)."""
+    hit = overlaps(windows, stalls)
+    over = [h for h, latency in zip(hit, latencies) if latency > TARGET_P99_MS]
+    clear = [latency for h, latency in zip(hit, latencies) if not h]
+    return {"samples": len(latencies), "in_stalls": sum(hit), "over_target": len(over), "over_target_in_stalls": sum(over),
+            "p99_outside_stalls": round(nearest_rank(clear, 99), 2) if clear else None}
 
 
 async def mapper(page):

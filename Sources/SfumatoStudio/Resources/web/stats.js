@@ -3,6 +3,7 @@
 // against performance.now() right after the first frame whose batch covers it has been drawn.
 (function (S) {
   const latencies = [];     // every latency measured so far (ms)
+  const sampleTimes = [];   // the event.timeStamp of each, in the same order
   let sorted = null;        // latencies sorted, rebuilt lazily after new data
   let pending = [];         // [{batch, times:[t...]}] in increasing batch order, not yet drawn
 
@@ -16,7 +17,7 @@
     if (typeof batch !== "number") return;
     let counted = 0;
     while (pending.length && pending[0].batch <= batch) {
-      for (const t of pending.shift().times) latencies.push(now - t);
+      for (const t of pending.shift().times) { latencies.push(now - t); sampleTimes.push(t); }
       counted++;
     }
     if (counted) { sorted = null; scheduleOverlay(); }
@@ -41,9 +42,12 @@
     p50: { enumerable: true, get: () => round(percentile(50)) },
     p95: { enumerable: true, get: () => round(percentile(95)) },
     p99: { enumerable: true, get: () => round(percentile(99)) },
-    reset: { enumerable: false, value: () => { latencies.length = 0; sorted = null; pending = []; scheduleOverlay(); } },
+    reset: { enumerable: false, value: () => { latencies.length = sampleTimes.length = 0; sorted = null; pending = []; scheduleOverlay(); } },
     // Every latency since the last reset, in the order counted (for harnesses that split them).
     values: { enumerable: false, value: () => latencies.slice() },
+    // The same as [event.timeStamp, latency] pairs: when each sample was taken, on performance.now()'s
+    // clock (for harnesses that line the latencies up with other measurements).
+    samples: { enumerable: false, value: () => latencies.map((latency, i) => [sampleTimes[i], latency]) },
   });
   window.sfumatoStats = stats;
 

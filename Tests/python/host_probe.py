@@ -1,0 +1,130 @@
+"""Whether the machine itself keeps its speed: a fixed piece of work, timed every 5 ms on each CPU.
+
+A virtual machine's CPUs can lose most of their time to its host for tens of milliseconds, whatever
+runs inside (this project's 2-core test machine does so one to two times a second). Nothing a
+program does can keep a frame on time through that, so the latency test records when it happened
+and says which slow samples it explains (test_latency.py).
+
+One probe process per CPU, pinned to it, runs the same ~0.15 ms loop every 5 ms (about 3% of the
+CPU) and notes how long the loop took. Where it may (as root), it runs at real-time priority, so
+the machine's own processes cannot delay it and a slow loop means the CPU itself was slow.
+A loop slower than SLOW_FACTOR times its CPU's median is a stalled moment; stalled moments on any
+CPU less than MERGE_GAP_S apart make one stall.
+
+    python host_probe.py 10      # a 10 s reading of this machine, on its own
+"""
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+
+SLOW_FACTOR = 3.0
+MERGE_GAP_S = 0.02
+PERIOD_S = 0.005
+REAL_TIME_PRIORITY = 50
+
+
+class HostProbe:
+    """Starts one probe per CPU; stop() returns the stalls seen meanwhile."""
+
+    def __init__(self):
+        self.processes = []
+        self.started = self.stopped = None
+        self.loops = {}          # cpu -> [(start monotonic s, duration s)]
+        self.real_time = False
+
+    def start(self):
+        for cpu in sorted(os.sched_getaffinity(0)):
+            self.processes.append((cpu, subprocess.Popen([sys.executable, __file__, "--cpu", str(cpu)],
+                                                         stdout=subprocess.PIPE, text=True)))
+        self.started = time.monotonic()
+        return self
+
+    def stop(self):
+        """Ends the probes and reads their loops (a probe that died is an error, not an empty reading)."""
+        self.stopped = time.monotonic()
+        real_time = []
+        for cpu, process in self.processes:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+            out, _ = process.communicate(timeout=10)
+            lines = out.split("\n")
+            if not lines or not lines[0].startswith("probe "):
+                raise RuntimeError(f"the host probe on CPU {cpu} gave no reading (exit {process.returncode})")
+            real_time.append(lines[0].split()[1] == "real-time")
+            self.loops[cpu] = [tuple(map(float, line.split())) for line in lines[1:] if line]
+        self.real_time = bool(real_time) and all(real_time)
+        self.processes = []
+        return self
+
+    def stalls(self):
+        """[(start, end)] in time.monotonic() seconds: the moments some CPU ran its loop slowly."""
+        moments = []
+        for loops in self.loops.values():
+            if not loops:
+                continue
+            median = statistics.median(d for _, d in loops)
+            moments += [(a, a + d) for a, d in loops if d > SLOW_FACTOR * median]
+        merged = []
+        for a, b in sorted(moments):
+            if merged and a - merged[-1][1] <= MERGE_GAP_S:
+                merged[-1][1] = max(merged[-1][1], b)
+            else:
+                merged.append([a, b])
+        return [tuple(s) for s in merged]
+
+    def summary(self):
+        stalls = self.stalls()
+        span = max(1e-9, self.stopped - self.started)
+        return {
+            "real_time": self.real_time,
+            "loop_ms": {str(cpu): round(1000 * statistics.median(d for _, d in loops), 3) for cpu, loops in self.loops.items() if loops},
+            "loops": sum(len(l) for l in self.loops.values()),
+            "stalls": len(stalls),
+            "stalls_per_second": round(len(stalls) / span, 2),
+            "stalled_fraction": round(sum(b - a for a, b in stalls) / span, 4),
+            "longest_stall_ms": round(1000 * max((b - a for a, b in stalls), default=0), 1),
+        }
+
+
+def overlaps(windows, stalls):
+    """For each (start, end) window, whether a stall overlaps it (both lists in monotonic seconds)."""
+    return [any(a < end and start < b for a, b in stalls) for start, end in windows]
+
+
+def _work():
+    x = 0
+    for i in range(3000):
+        x += i
+    return x
+
+
+def _probe(cpu):
+    """Runs until SIGTERM, then prints its header and loops."""
+    os.sched_setaffinity(0, {cpu})
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(REAL_TIME_PRIORITY))
+        mode = "real-time"
+    except (PermissionError, OSError):
+        mode = "normal"
+    loops = []
+    running = [True]
+    signal.signal(signal.SIGTERM, lambda *_: running.__setitem__(0, False))
+    while running[0]:
+        a = time.monotonic()
+        _work()
+        loops.append((a, time.monotonic() - a))
+        time.sleep(PERIOD_S)
+    print(f"probe {mode} cpu {cpu}")
+    print("\n".join(f"{a:.6f} {d:.6f}" for a, d in loops))
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--cpu"]:
+        _probe(int(sys.argv[2]))
+    else:
+        probe = HostProbe().start()
+        time.sleep(float(sys.argv[1]) if len(sys.argv) > 1 else 10)
+        print(probe.stop().summary())
