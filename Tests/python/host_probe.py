@@ -8,8 +8,10 @@ and says which slow samples it explains (test_latency.py).
 One probe process per CPU, pinned to it, runs the same ~0.15 ms loop every 5 ms (about 3% of the
 CPU) and notes how long the loop took. Where it may (as root), it runs at real-time priority, so
 the machine's own processes cannot delay it and a slow loop means the CPU itself was slow.
-A loop slower than SLOW_FACTOR times its CPU's median is a stalled moment; stalled moments on any
-CPU less than MERGE_GAP_S apart make one stall.
+A loop slower than SLOW_FACTOR times its CPU's median is a stalled moment, and so is a loop that
+started SLOW_FACTOR times later than usual (the CPU stopped while the probe slept); the loops slower
+than FADE_FACTOR times the median on either side belong to it. Stalled moments on any CPU less than
+MERGE_GAP_S apart make one stall.
 
     python host_probe.py 10      # a 10 s reading of this machine, on its own
 """
@@ -21,6 +23,7 @@ import sys
 import time
 
 SLOW_FACTOR = 3.0
+FADE_FACTOR = 1.5
 MERGE_GAP_S = 0.02
 PERIOD_S = 0.005
 REAL_TIME_PRIORITY = 50
@@ -60,13 +63,10 @@ class HostProbe:
         return self
 
     def stalls(self):
-        """[(start, end)] in time.monotonic() seconds: the moments some CPU ran its loop slowly."""
+        """[(start, end)] in time.monotonic() seconds: the moments some CPU ran slowly or not at all."""
         moments = []
         for loops in self.loops.values():
-            if not loops:
-                continue
-            median = statistics.median(d for _, d in loops)
-            moments += [(a, a + d) for a, d in loops if d > SLOW_FACTOR * median]
+            moments += _stalled_moments(loops)
         merged = []
         for a, b in sorted(moments):
             if merged and a - merged[-1][1] <= MERGE_GAP_S:
@@ -87,6 +87,37 @@ class HostProbe:
             "stalled_fraction": round(sum(b - a for a, b in stalls) / span, 4),
             "longest_stall_ms": round(1000 * max((b - a for a, b in stalls), default=0), 1),
         }
+
+
+def _stalled_moments(loops):
+    """One CPU's stalled moments: a loop slower than SLOW_FACTOR x the median, or a start later than
+    SLOW_FACTOR x the usual interval (the CPU did not run the probe at all: a stall while it slept),
+    each with the slower-than-usual loops around it (a stall fades out over a few loops)."""
+    if len(loops) < 3:
+        return []
+    median = statistics.median(d for _, d in loops)
+    interval = statistics.median(b[0] - a[0] for a, b in zip(loops, loops[1:]))
+    strong = [d > SLOW_FACTOR * median for _, d in loops]
+    late = [False] + [b[0] - a[0] > SLOW_FACTOR * interval for a, b in zip(loops, loops[1:])]
+    weak = [d > FADE_FACTOR * median for _, d in loops]
+    moments = []
+    i = 0
+    while i < len(loops):
+        if not (strong[i] or late[i]):
+            i += 1
+            continue
+        first = i
+        while first > 0 and weak[first - 1] and not late[first]:
+            first -= 1
+        last = i
+        while last + 1 < len(loops) and (weak[last + 1] or strong[last + 1]) and not late[last + 1]:
+            last += 1
+        start = loops[first][0]
+        if late[first]:
+            start = loops[first - 1][0] + loops[first - 1][1]     # from the end of the loop before the gap
+        moments.append((start, loops[last][0] + loops[last][1]))
+        i = last + 1
+    return moments
 
 
 def overlaps(windows, stalls):
