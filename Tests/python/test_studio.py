@@ -590,6 +590,61 @@ def test_adjust_pairs_follow_the_pen_pose(studio, run, photo_pixels):
 # ---------------------------------------------------------------------------------------------------
 # Sketch (ForceSketch)
 
+def test_a_translucent_photo_looks_the_same_in_raw_and_jpeg_frames(sfumato, photo_pixels, tmp_path, run):
+    """A photo with transparency: the first frame is a JPEG (no alpha), a stroke's small regions come
+    raw. Around the ink, inside a raw region, the photo must keep the colour the JPEG frame gave it
+    (raw pixels with their alpha would be darkened by the page's opaque canvas)."""
+    path = tmp_path / "translucent.png"
+    Image.fromarray(np.dstack([photo_pixels, np.full(photo_pixels.shape[:2], 128, np.uint8)])).save(path)
+    server = Studio(sfumato, path, tmp_path).start()
+    try:
+        async def scenario(context):
+            tab = await Tab.open(context, server.url)
+            await tab.mode("sketch")
+            await tab.keep_strokes(True)
+            # A short diagonal through (910, 670), 10 px wide: the raw region of the batch there also
+            # holds photo 11 px beside the ink's centre line, at (918, 678).
+            before = (await tab.preview_at(918, 678, 3))[..., :3].astype(int)
+            await tab.stroke_doc([(880 + 2 * i, 700 - 2 * i) for i in range(31)], force=0.5)
+            await tab.until("d => d.strokeCount === 1")
+            await tab.page.wait_for_timeout(300)
+            after = (await tab.preview_at(918, 678, 3))[..., :3].astype(int)
+
+            # Adjust's drafts (raw too) against the sharp frame after the lift, in the smooth sky.
+            await tab.mode("adjust")
+            page = tab.page
+            to_client = await tab.mapper()
+            cx, cy = to_client(960, 300)
+            await page.keyboard.down("1")
+            pose = {"tilt": (40, 0), "force": 0.4}
+            await tab.pen.down(cx, cy, **pose)
+            await tab.pen.moves([(cx + 6 * i, cy) for i in range(1, 13)], **pose)
+            await page.wait_for_function("() => !document.getElementById('draft-canvas').hidden")
+            doc = await tab.document()
+            size = await page.evaluate("() => { const c = document.getElementById('draft-canvas'); return [c.width, c.height]; }")
+            draft = (await tab.canvas_region("#draft-canvas", int(300 * size[0] / doc["width"]) - 1,
+                                             int(150 * size[1] / doc["height"]) - 1, 3, 3))[..., :3].astype(int)
+            await tab.pen.up(cx + 72, cy, **pose)
+            await page.wait_for_function("() => document.getElementById('draft-canvas').hidden")
+            await page.wait_for_timeout(300)
+            sharp = (await tab.preview_at(300, 150, 3))[..., :3].astype(int)
+            await page.keyboard.up("1")
+            tab.assert_no_page_errors()
+            return before, after, draft, sharp
+
+        before, after, draft, sharp = run(scenario)
+    finally:
+        server.stop()
+    assert before.mean() > 40, "the spot must show the photo, not black"
+    # The first frame is a JPEG (quality 85, a few levels off); a translucent pixel taken for
+    # premultiplied, or darkened by the opaque canvas, is off by half its value.
+    assert np.abs(np.median(after, axis=(0, 1)) - np.median(before, axis=(0, 1))).max() <= 10, \
+        f"the photo beside the stroke changed from {before.tolist()} to {after.tolist()}"
+    assert sharp.mean() > 40, "the sky must show the photo, not black"
+    assert np.abs(np.median(draft, axis=(0, 1)) - np.median(sharp, axis=(0, 1))).max() <= 12, \
+        f"the draft showed {draft.tolist()}, the sharp frame {sharp.tolist()}"
+
+
 # A page on this machine takes drafts as raw pixels; one on the network (an iPad) takes JPEG. The
 # second is this page told it is not on loopback, before its scripts run.
 NOT_LOOPBACK = """window.Sfumato = {};

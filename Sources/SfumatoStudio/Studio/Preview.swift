@@ -149,7 +149,7 @@ final class _Preview: @unchecked Sendable {
     }
 
     /// Composites `rect` of the frame: picture, Shade, Sketch, the fading layer and the strokes
-    /// in progress (straight RGBA8; the picture is opaque, so the result is too).
+    /// in progress (straight RGBA8; the picture counts as opaque, so the ink's pixels are too).
     func compose(_ rect: Rect, active: [StrokeRenderer], showInk: Bool) {
         let r = rect.intersection(bounds)
         if r.isEmpty { return }
@@ -170,8 +170,10 @@ final class _Preview: @unchecked Sendable {
             let a = inkArea
             let src = adjusted.row(y).assumingMemoryBound(to: UInt8.self) + 4 * a.x
             for x in 0..<a.width {
+                // The preview shows the picture opaque (as its JPEG frames do, and the drafts): a
+                // translucent photo's straight colours must not be taken for premultiplied ones.
                 let p = src + 4 * x
-                row[x] = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), Float(p[3])) * (1 / 255)
+                row[x] = SIMD4(Float(p[0]), Float(p[1]), Float(p[2]), 255) * (1 / 255)
             }
             for ink in [shade, sketch, fading] {
                 ink.readRow(y, x: a.x, count: a.width, into: layer)
@@ -243,6 +245,9 @@ func _rawBytes(_ b: Bitmap, _ rect: Rect) -> [UInt8]? {
             memcpy(buffer.baseAddress! + y * rowBytes, b.row(r.y + y) + 4 * r.x, rowBytes)
         }
         count = rowBytes * r.height
+        // Opaque, as a JPEG is: the page's canvases are opaque, and what a browser makes of a
+        // translucent pixel put there is its own choice (Chromium ignores the alpha).
+        for i in stride(from: 3, to: count, by: 4) { buffer[i] = 255 }
     }
 }
 
