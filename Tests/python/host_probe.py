@@ -39,28 +39,42 @@ class HostProbe:
         self.real_time = False
 
     def start(self):
+        """Starts a probe on each CPU and returns once all of them are timing (their start-up is over)."""
         for cpu in sorted(os.sched_getaffinity(0)):
             self.processes.append((cpu, subprocess.Popen([sys.executable, __file__, "--cpu", str(cpu)],
                                                          stdout=subprocess.PIPE, text=True)))
+        modes = []
+        for cpu, process in self.processes:
+            header = process.stdout.readline().split()     # "probe real-time|normal cpu N"
+            if header[:1] != ["probe"]:
+                self.close()
+                raise RuntimeError(f"the host probe on CPU {cpu} did not start (exit {process.poll()})")
+            modes.append(header[1])
+        self.real_time = all(mode == "real-time" for mode in modes)
         self.started = time.monotonic()
         return self
 
     def stop(self):
         """Ends the probes and reads their loops (a probe that died is an error, not an empty reading)."""
         self.stopped = time.monotonic()
-        real_time = []
-        for cpu, process in self.processes:
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-            out, _ = process.communicate(timeout=10)
-            lines = out.split("\n")
-            if not lines or not lines[0].startswith("probe "):
-                raise RuntimeError(f"the host probe on CPU {cpu} gave no reading (exit {process.returncode})")
-            real_time.append(lines[0].split()[1] == "real-time")
-            self.loops[cpu] = [tuple(map(float, line.split())) for line in lines[1:] if line]
-        self.real_time = bool(real_time) and all(real_time)
-        self.processes = []
+        processes, self.processes = self.processes, []
+        try:
+            for _, process in processes:
+                if process.poll() is None:
+                    process.send_signal(signal.SIGTERM)
+            for cpu, process in processes:
+                out, _ = process.communicate(timeout=10)
+                if process.returncode != 0:
+                    raise RuntimeError(f"the host probe on CPU {cpu} failed (exit {process.returncode})")
+                self.loops[cpu] = [tuple(map(float, line.split())) for line in out.split("\n") if line]
+        finally:
+            _kill(processes)
         return self
+
+    def close(self):
+        """Ends the probes without reading them (a measurement that failed midway)."""
+        processes, self.processes = self.processes, []
+        _kill(processes)
 
     def stalls(self):
         """[(start, end)] in time.monotonic() seconds: the moments some CPU ran slowly or not at all."""
@@ -80,8 +94,9 @@ class HostProbe:
         span = max(1e-9, self.stopped - self.started)
         return {
             "real_time": self.real_time,
+            "seconds": round(span, 2),
             "loop_ms": {str(cpu): round(1000 * statistics.median(d for _, d in loops), 3) for cpu, loops in self.loops.items() if loops},
-            "loops": sum(len(l) for l in self.loops.values()),
+            "loops_per_cpu": {str(cpu): len(loops) for cpu, loops in self.loops.items()},
             "stalls": len(stalls),
             "stalls_per_second": round(len(stalls) / span, 2),
             "stalled_fraction": round(sum(b - a for a, b in stalls) / span, 4),
@@ -120,9 +135,16 @@ def _stalled_moments(loops):
     return moments
 
 
+def _kill(processes):
+    for _, process in processes:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=10)
+
+
 def overlaps(windows, stalls):
-    """For each (start, end) window, whether a stall overlaps it (both lists in monotonic seconds)."""
-    return [any(a < end and start < b for a, b in stalls) for start, end in windows]
+    """For each (start, end) window, how many seconds of it stalls cover (both in monotonic seconds)."""
+    return [sum(max(0.0, min(end, b) - max(start, a)) for a, b in stalls) for start, end in windows]
 
 
 def _work():
@@ -133,22 +155,22 @@ def _work():
 
 
 def _probe(cpu):
-    """Runs until SIGTERM, then prints its header and loops."""
+    """Says it has started, runs until SIGTERM, then prints its loops."""
+    running = [True]
+    signal.signal(signal.SIGTERM, lambda *_: running.__setitem__(0, False))
     os.sched_setaffinity(0, {cpu})
     try:
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(REAL_TIME_PRIORITY))
         mode = "real-time"
     except (PermissionError, OSError):
         mode = "normal"
+    print(f"probe {mode} cpu {cpu}", flush=True)
     loops = []
-    running = [True]
-    signal.signal(signal.SIGTERM, lambda *_: running.__setitem__(0, False))
     while running[0]:
         a = time.monotonic()
         _work()
         loops.append((a, time.monotonic() - a))
         time.sleep(PERIOD_S)
-    print(f"probe {mode} cpu {cpu}")
     print("\n".join(f"{a:.6f} {d:.6f}" for a, d in loops))
 
 

@@ -1,4 +1,6 @@
 """host_probe's reading of its loops: which moments count as the machine stalling."""
+import os
+
 from host_probe import HostProbe, _stalled_moments, overlaps
 
 PERIOD = 0.005
@@ -43,4 +45,14 @@ def test_stalls_on_either_cpu_merge_and_windows_overlap_them():
     stalls = probe.stalls()
     assert len(stalls) == 2
     assert stalls[0][0] == a[100][0] and stalls[0][1] == b[101][0] + 0.003
-    assert overlaps([(0.49, 0.501), (0.3, 0.31), (0.752, 0.8)], stalls) == [True, False, True]
+    covered = overlaps([(0.49, 0.501), (0.3, 0.31), (0.752, 0.8)], stalls)
+    assert abs(covered[0] - (0.501 - a[100][0])) < 1e-12 and covered[1] == 0
+    assert abs(covered[2] - (b[150][0] + 0.003 - 0.752)) < 1e-12
+
+
+def test_a_probe_stopped_at_once_still_gives_its_reading_and_ends():
+    probe = HostProbe().start()
+    processes = [p for _, p in probe.processes]
+    probe.stop()
+    assert all(p.poll() is not None for p in processes)
+    assert sorted(probe.loops) == sorted(os.sched_getaffinity(0))

@@ -23,7 +23,7 @@ import subprocess
 import time
 
 import cdp
-from host_probe import HostProbe, overlaps
+from host_probe import PERIOD_S, HostProbe, overlaps
 from test_studio import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, VIEWPORT, Pen, photo, studio  # noqa: F401 (fixtures)
 
 LATENCY_FILE = pathlib.Path(__file__).with_name("latency.json")
@@ -45,9 +45,13 @@ def test_latency_is_measured_and_recorded(studio):
         # screen lags behind the pen.
         assert figures[mode]["count"] == samples, f"{mode}: only {figures[mode]['count']} of {samples} samples came back as pixels"
         assert [s["count"] for s in figures[mode + "_strokes"]] == [MOVES + 1] * STROKES, figures[mode + "_strokes"]
-        assert figures[mode + "_host"]["samples"] == samples, figures[mode + "_host"]
-    # The probe ran on every CPU for the whole measurement (about one loop each 5 ms).
-    assert len(figures["host"]["loop_ms"]) == len(os.sched_getaffinity(0)), figures["host"]
+        # The samples' moments, on the probe's clock, fall inside the probe's reading.
+        assert figures[mode + "_host"]["within_reading"], figures[mode + "_host"]
+    # The probe timed every CPU through the whole measurement: about one loop each 5 ms, at least
+    # half of them even on a machine this busy.
+    host = figures["host"]
+    assert len(host["loop_ms"]) == len(os.sched_getaffinity(0)), host
+    assert min(host["loops_per_cpu"].values()) >= 0.5 * host["seconds"] / PERIOD_S, host
 
 
 async def measure(url):
@@ -61,6 +65,9 @@ async def measure(url):
         pen = Pen(page)
         figures = {}
 
+        # The probe starts before the warm gesture, so its own start-up is over before any measured one.
+        probe = HostProbe().start()
+
         # A first gesture in each mode warms the page and the server (decoders, buffer pools,
         # threads, the page's compiled JavaScript); its figures are kept apart as "cold", and the
         # measured gestures start from a reset. The warm gesture is as long as the measured ones.
@@ -69,7 +76,6 @@ async def measure(url):
         await pen.stroke(warm, force=0.5, tilt=(40, 0), chunk=4, pace=1 / 60)
         figures["adjust_cold"] = await settled_stats(page)
         await page.evaluate("() => window.sfumatoStats.reset()")
-        probe = HostProbe().start()
         timed = {}
 
         # Adjust: the tilt sweeps (up, down, up), so every batch changes the picture. The figures
@@ -105,6 +111,7 @@ async def measure(url):
         figures["host"] = probe.summary()
         for mode, (windows, latencies) in timed.items():
             figures[mode + "_host"] = host_share(windows, latencies, stalls)
+            figures[mode + "_host"]["within_reading"] = all(probe.started <= a < b <= probe.stopped for a, b in windows)
 
         # The `?` overlay shows the same figures.
         await page.key("keyDown", "?")
@@ -119,27 +126,42 @@ async def measure(url):
         await page.close()
         return figures
     finally:
-        if probe and probe.processes:
-            probe.stop()
-        chromium.stop()
+        try:
+            if probe:
+                probe.close()
+        finally:
+            chromium.stop()
 
 
 async def sample_windows(page):
     """Each sample's way from the pen to the screen as (start, end) in time.monotonic() seconds, and its latency."""
-    origin = await page.evaluate("() => performance.timeOrigin")      # epoch ms of performance.now() = 0
-    offset = time.time() - time.monotonic()
     samples = await page.evaluate("() => window.sfumatoStats.samples()")
-    windows = [((origin + t) / 1000 - offset, (origin + t + latency) / 1000 - offset) for t, latency in samples]
+    offset = await clock_offset(page)
+    windows = [(t / 1000 + offset, (t + latency) / 1000 + offset) for t, latency in samples]
     return windows, [latency for _, latency in samples]
 
 
+async def clock_offset(page, tries=5):
+    """time.monotonic() - performance.now() / 1000, from the quickest of a few round trips (within half of it)."""
+    best = None
+    for _ in range(tries):
+        before = time.monotonic()
+        now = await page.evaluate("() => performance.now()")
+        after = time.monotonic()
+        if best is None or after - before < best[0]:
+            best = (after - before, (before + after) / 2 - now / 1000)
+    return best[1]
+
+
 def host_share(windows, latencies, stalls):
-    """How many samples, and how many of those over the target, were on their way while the host stalled;
-    and the p99 of the others (a figure for understanding misses, never instead of the p99)."""
-    hit = overlaps(windows, stalls)
-    over = [h for h, latency in zip(hit, latencies) if latency > TARGET_P99_MS]
-    clear = [latency for h, latency in zip(hit, latencies) if not h]
-    return {"samples": len(latencies), "in_stalls": sum(hit), "over_target": len(over), "over_target_in_stalls": sum(over),
+    """How many samples were on their way while the machine stalled; how many over the target a stall
+    explains (without the stalled time they would have made it); and the p99 of the samples no stall
+    touched (a figure for understanding misses, never instead of the p99)."""
+    stalled = overlaps(windows, stalls)
+    over = [(latency, s) for latency, s in zip(latencies, stalled) if latency > TARGET_P99_MS]
+    clear = [latency for latency, s in zip(latencies, stalled) if s == 0]
+    return {"samples": len(latencies), "in_stalls": sum(s > 0 for s in stalled), "over_target": len(over),
+            "over_target_explained_by_stalls": sum(latency - 1000 * s <= TARGET_P99_MS for latency, s in over),
             "p99_outside_stalls": round(nearest_rank(clear, 99), 2) if clear else None}
 
 
