@@ -204,8 +204,11 @@
     warmDraftPath(frame) {
       this.draftPathWarm = true;
       setTimeout(() => {
-        decodeImage({ header: { draft: true }, image: frame.image, type: frame.type })
-          .then((image) => image.close(), () => {});
+        // A page on this machine gets its drafts raw: no decoder to start.
+        if (!S.util.isLoopback()) {
+          decodeImage({ header: { draft: true }, image: frame.image, type: frame.type })
+            .then((image) => image.close(), () => {});
+        }
         const c = document.createElement("canvas");
         c.width = c.height = 64;
         S.drawPencil(c.getContext("2d"), 32, 32, 1, 0, 1, 110);
