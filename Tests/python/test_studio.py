@@ -401,6 +401,31 @@ class Tab:
         }""", [selector, x, y, w, h])
         return np.array(data, dtype=np.uint8).reshape(h, w, 4)
 
+    async def adjust_drag(self):
+        """Holds key 1 and drags the pen right from document (960, 300) at one pose until Adjust's
+        draft shows; returns end_adjust_drag's arguments (the pen stays down)."""
+        to_client = await self.mapper()
+        cx, cy = to_client(960, 300)
+        await self.page.keyboard.down("1")
+        pose = {"tilt": (40, 0), "force": 0.4}
+        await self.pen.down(cx, cy, **pose)
+        await self.pen.moves([(cx + 6 * i, cy) for i in range(1, 13)], **pose)
+        await self.page.wait_for_function("() => !document.getElementById('draft-canvas').hidden")
+        return (cx + 72, cy), pose
+
+    async def end_adjust_drag(self, lift, pose):
+        """Lifts the pen where adjust_drag left it; returns once the sharp frame has replaced the draft."""
+        await self.pen.up(*lift, **pose)
+        await self.page.wait_for_function("() => document.getElementById('draft-canvas').hidden")
+        await self.page.wait_for_timeout(300)
+
+    async def draft_at(self, doc_x, doc_y, size=3):
+        """The #draft-canvas pixels around a document position (the draft is a reduced preview)."""
+        doc = await self.document()
+        w, h = await self.page.evaluate("() => { const c = document.getElementById('draft-canvas'); return [c.width, c.height]; }")
+        return await self.canvas_region("#draft-canvas", int(doc_x * w / doc["width"]) - size // 2,
+                                        int(doc_y * h / doc["height"]) - size // 2, size, size)
+
     async def preview_at(self, doc_x, doc_y, size=9):
         """The #canvas (preview) pixels around a document position."""
         rect = await self.image_rect()
@@ -612,23 +637,11 @@ def test_a_translucent_photo_looks_the_same_in_raw_and_jpeg_frames(sfumato, phot
 
             # Adjust's drafts (raw too) against the sharp frame after the lift, in the smooth sky.
             await tab.mode("adjust")
-            page = tab.page
-            to_client = await tab.mapper()
-            cx, cy = to_client(960, 300)
-            await page.keyboard.down("1")
-            pose = {"tilt": (40, 0), "force": 0.4}
-            await tab.pen.down(cx, cy, **pose)
-            await tab.pen.moves([(cx + 6 * i, cy) for i in range(1, 13)], **pose)
-            await page.wait_for_function("() => !document.getElementById('draft-canvas').hidden")
-            doc = await tab.document()
-            size = await page.evaluate("() => { const c = document.getElementById('draft-canvas'); return [c.width, c.height]; }")
-            draft = (await tab.canvas_region("#draft-canvas", int(300 * size[0] / doc["width"]) - 1,
-                                             int(150 * size[1] / doc["height"]) - 1, 3, 3))[..., :3].astype(int)
-            await tab.pen.up(cx + 72, cy, **pose)
-            await page.wait_for_function("() => document.getElementById('draft-canvas').hidden")
-            await page.wait_for_timeout(300)
+            drag = await tab.adjust_drag()
+            draft = (await tab.draft_at(300, 150))[..., :3].astype(int)
+            await tab.end_adjust_drag(*drag)
             sharp = (await tab.preview_at(300, 150, 3))[..., :3].astype(int)
-            await page.keyboard.up("1")
+            await tab.page.keyboard.up("1")
             tab.assert_no_page_errors()
             return before, after, draft, sharp
 
@@ -676,25 +689,13 @@ def test_adjust_drafts_show_the_ink(studio, run, transport):
         await tab.stroke_doc(horizontal(560, 1360, 640, 40), force=1.0)
         await tab.until("d => d.strokeCount === 1")
         await tab.mode("adjust")
-        to_client = await tab.mapper()
-        cx, cy = to_client(960, 300)
-        await page.keyboard.down("1")
-        pose = {"tilt": (40, 0), "force": 0.4}
-        await tab.pen.down(cx, cy, **pose)
-        await tab.pen.moves([(cx + 6 * i, cy) for i in range(1, 13)], **pose)
-        await page.wait_for_function("() => !document.getElementById('draft-canvas').hidden")
-        doc = await tab.document()
-        size = await page.evaluate("() => { const c = document.getElementById('draft-canvas'); return [c.width, c.height]; }")
-        sx, sy = size[0] / doc["width"], size[1] / doc["height"]
+        drag = await tab.adjust_drag()
 
         async def draft_at(x, y):
-            px = await tab.canvas_region("#draft-canvas", int(x * sx) - 1, int(y * sy) - 1, 3, 3)
-            return px[..., :3].reshape(-1, 3).astype(int)
+            return (await tab.draft_at(x, y))[..., :3].reshape(-1, 3).astype(int)
 
         drafts = {x: (await draft_at(x, 640), await draft_at(x, 560)) for x in (700, 960, 1200)}
-        await tab.pen.up(cx + 72, cy, **pose)
-        await page.wait_for_function("() => document.getElementById('draft-canvas').hidden")
-        await page.wait_for_timeout(300)
+        await tab.end_adjust_drag(*drag)
         for x, (on_line, above) in drafts.items():
             # The sharp frame after the lift shows the ink (with the look over it, as the picture has);
             # the draft must have shown the same colour on the line and not above it.
