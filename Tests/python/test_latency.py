@@ -25,6 +25,7 @@ import time
 import cdp
 from host_probe import PERIOD_S, HostProbe, overlaps
 from test_studio import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, VIEWPORT, Pen, photo, studio  # noqa: F401 (fixtures)
+from test_studio import document_mapper as mapper
 
 LATENCY_FILE = pathlib.Path(__file__).with_name("latency.json")
 STROKES = 3          # measured strokes per mode, pooled
@@ -163,20 +164,6 @@ def host_share(windows, latencies, stalls):
     return {"samples": len(latencies), "in_stalls": sum(s > 0 for s in stalled), "over_target": len(over),
             "over_target_explained_by_stalls": sum(latency - 1000 * s <= TARGET_P99_MS for latency, s in over),
             "p99_outside_stalls": round(nearest_rank(clear, 99), 2) if clear else None}
-
-
-async def mapper(page):
-    """A function document px -> client px (#canvas letterboxes its preview: object-fit: contain)."""
-    rect = await page.evaluate("""() => {
-        const c = document.getElementById('canvas'), r = c.getBoundingClientRect();
-        const s = Math.min(r.width / c.width, r.height / c.height), w = c.width * s, h = c.height * s;
-        return {left: r.left + (r.width - w) / 2, top: r.top + (r.height - h) / 2, width: w, height: h};
-    }""")
-    doc = await page.evaluate("() => window.sfumatoDocument")
-
-    def to_client(x, y):
-        return rect["left"] + x / doc["width"] * rect["width"], rect["top"] + y / doc["height"] * rect["height"]
-    return to_client
 
 
 def nearest_rank(values, p):

@@ -288,6 +288,26 @@ def run(loop, browser):
     return run_scenario
 
 
+# Where #canvas shows the photo (its preview-sized backing store is letterboxed: object-fit: contain),
+# in client px, and the preview's size.
+IMAGE_RECT = """() => {
+    const c = document.getElementById('canvas'), r = c.getBoundingClientRect();
+    const s = Math.min(r.width / c.width, r.height / c.height), w = c.width * s, h = c.height * s;
+    return {left: r.left + (r.width - w) / 2, top: r.top + (r.height - h) / 2, width: w, height: h,
+            pw: c.width, ph: c.height};
+}"""
+
+
+async def document_mapper(page):
+    """A function document px -> client px, for a Playwright page or a cdp.Page (both evaluate JS)."""
+    rect = await page.evaluate(IMAGE_RECT)
+    doc = await page.evaluate("() => window.sfumatoDocument")
+
+    def to_client(x, y):
+        return rect["left"] + x / doc["width"] * rect["width"], rect["top"] + y / doc["height"] * rect["height"]
+    return to_client
+
+
 class Pen:
     """A real pen through CDP: trusted pointer events with pointerType "pen", pressure, tilt and twist.
     Moves are sent several at a time (asyncio.gather) so that Chromium coalesces them as a fast pen's are."""
@@ -371,21 +391,11 @@ class Tab:
 
     async def image_rect(self):
         """Where the photo is shown: #canvas letterboxes its preview-sized backing store (object-fit: contain)."""
-        return await self.page.evaluate("""() => {
-            const c = document.getElementById('canvas'), r = c.getBoundingClientRect();
-            const s = Math.min(r.width / c.width, r.height / c.height), w = c.width * s, h = c.height * s;
-            return {left: r.left + (r.width - w) / 2, top: r.top + (r.height - h) / 2, width: w, height: h,
-                    pw: c.width, ph: c.height};
-        }""")
+        return await self.page.evaluate(IMAGE_RECT)
 
     async def mapper(self):
         """A function document px -> client px."""
-        rect = await self.image_rect()
-        doc = await self.document()
-
-        def to_client(x, y):
-            return rect["left"] + x / doc["width"] * rect["width"], rect["top"] + y / doc["height"] * rect["height"]
-        return to_client
+        return await document_mapper(self.page)
 
     async def stroke_doc(self, points, **pose):
         """A pen stroke through document-pixel points (optionally with a per-point pose dict)."""
