@@ -15,11 +15,13 @@ public enum SfumatoError: Error, Sendable, Equatable, CustomStringConvertible {
     case io(String)
     /// A filter or key that does not exist.
     case unknownName(String)
+    /// Work stopped because it was asked to (``CancellationToken``).
+    case cancelled(String)
 
     public var description: String {
         switch self {
         case .invalidArgument(let m), .tooLarge(let m), .corrupt(let m), .truncated(let m),
-             .unsupported(let m), .io(let m), .unknownName(let m):
+             .unsupported(let m), .io(let m), .unknownName(let m), .cancelled(let m):
             return m
         }
     }

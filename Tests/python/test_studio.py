@@ -41,7 +41,7 @@ PRESETS = ["Pass Through", "Gaussian Blur", "Median", "Laplacian", "Sobel", "Thr
            "Convolution Sharpen", "Dilate Bokeh", "Morphology Closing", "Histogram Equalization",
            "Histogram Specification"]
 SCREENSHOTS = os.environ.get("SFUMATO_SCREENSHOTS")
-URL_LINE = re.compile(r"Sfumato studio: (http://127\.0\.0\.1:\d+/)")
+URL_LINE = re.compile(r"Sfumato studio: (http://127\.0\.0\.1:\d+/)\?token=([0-9a-f]{32})")
 HALF_PI = math.pi / 2
 
 
@@ -165,7 +165,9 @@ class Studio:
         self.document_path = folder / "studio.sfumato"
         self.log_path = folder / "server.log"
         self.process = None
-        self.url = None
+        self.url = None     # the printed URL, with its token (what a user opens)
+        self.base = None    # the same without the token
+        self.token = None
 
     def start(self, reopen=False, port=0):
         source = [str(self.document_path)] if reopen else [str(self.photo), "--document", str(self.document_path)]
@@ -188,7 +190,8 @@ class Studio:
                 assert self.process.poll() is None, f"sfumato studio exited: {self.log_path.read_text()[-2000:]}"
                 continue
             if match:
-                self.url = match.group(1)
+                self.base, self.token = match.group(1), match.group(2)
+                self.url = f"{self.base}?token={self.token}"
                 return self
         raise AssertionError("sfumato studio did not print its URL within 30 s")
 
@@ -209,7 +212,8 @@ class Studio:
 
     def request(self, path, method="GET", body=None, content_type="application/octet-stream"):
         """(status, content type, body bytes); never raises for HTTP error statuses."""
-        req = urllib.request.Request(self.url.rstrip("/") + path, data=body, method=method)
+        url = self.base.rstrip("/") + path + ("&" if "?" in path else "?") + f"token={self.token}"
+        req = urllib.request.Request(url, data=body, method=method)
         if body is not None:
             req.add_header("Content-Type", content_type)
         try:
@@ -1097,7 +1101,7 @@ def test_reload_and_restart_keep_everything(studio, run):
         assert await page.get_attribute('#modes [data-mode="sketch"]', "class") == "active"
 
         # SIGKILL the server with the page open; restart it on the same port: the page reconnects by itself.
-        port = int(studio.url.rstrip("/").rsplit(":", 1)[1])
+        port = int(studio.base.rstrip("/").rsplit(":", 1)[1])
         await asyncio.to_thread(studio.kill)
         await page.wait_for_selector("#connection.closed")
         await asyncio.to_thread(studio.start, True, port)

@@ -79,15 +79,15 @@ def test_lan_needs_tls_and_the_pairing_token(sfumato, tmp_path):
         # A WebSocket upgrade without the token is refused.
         raw = socket.create_connection(("127.0.0.1", port), timeout=5)
         tls = context.wrap_socket(raw, server_hostname="localhost")
-        tls.sendall(b"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        tls.sendall(f"GET /ws HTTP/1.1\r\nHost: localhost:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
         reply = tls.recv(1024)
         assert b" 101 " not in reply.split(b"\r\n")[0], reply
         tls.close()
         # With the token it upgrades.
         raw = socket.create_connection(("127.0.0.1", port), timeout=5)
         tls = context.wrap_socket(raw, server_hostname="localhost")
-        tls.sendall(f"GET /ws?token={token} HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        tls.sendall(f"GET /ws?token={token} HTTP/1.1\r\nHost: localhost:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
         reply = tls.recv(1024)
         assert b" 101 " in reply.split(b"\r\n")[0], reply
@@ -113,18 +113,18 @@ def test_studio_outlives_a_closed_terminal(sfumato, tmp_path):
     server = subprocess.Popen([sfumato, "studio", str(PHOTOS / "rocket.jpg"), "--document", str(tmp_path / "pipe.sfumato"),
                                "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     try:
-        assert "http://" in server.stdout.readline()
+        token = re.search(r"token=([0-9a-f]{32})", server.stdout.readline()).group(1)
         server.stdout.close()
         server.stderr.close()
         for _ in range(2):  # each connection writes a log line into the closed pipes
             raw = socket.create_connection(("127.0.0.1", port), timeout=5)
-            raw.sendall(b"GET /ws HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+            raw.sendall(f"GET /ws?token={token} HTTP/1.1\r\nHost: localhost:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
             assert b" 101 " in raw.recv(1024).split(b"\r\n")[0]
             raw.close()
             time.sleep(0.5)
         assert server.poll() is None, f"the studio died with status {server.returncode}"
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/document", timeout=10) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/document?token={token}", timeout=10) as r:
             assert json.loads(r.read())["width"] == 640
     finally:
         stop(server)

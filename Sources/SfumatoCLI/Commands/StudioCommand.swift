@@ -5,15 +5,20 @@ import SfumatoStudio
 /// `sfumato studio`: the server and browser page.
 enum StudioCommand {
     static let help = """
-        usage: sfumato studio [DOCUMENT.sfumato | IMAGE] [--port P] [--host H] [--lan] [--document PATH]
+        usage: sfumato studio [DOCUMENT.sfumato | IMAGE] [--port P] [--host H] [--lan] [--document PATH] [--new-token]
 
-        Starts the studio and prints the URL to open. With no argument, opens the bundled sample
-        photo. An IMAGE gets a document (kept in ~/.local/share/sfumato/documents, or at
-        --document PATH), so every change is saved as it happens.
+        Starts the studio and prints the URL to open; the URL carries a secret token, kept by the
+        browser (a cookie) after the first visit, without which every request is refused. The
+        token is kept in $XDG_CONFIG_HOME/sfumato/studio-token (readable by you alone), so the
+        URL stays the same across restarts; --new-token makes a new one. With no
+        argument, opens the bundled sample photo. An IMAGE gets a document (kept in
+        $XDG_DATA_HOME/sfumato/documents, or at --document PATH), so every change is saved as it
+        happens.
           --port P     port (default 8080; 0 picks a free one)
-          --host H     address to listen on (default 127.0.0.1)
-          --lan        listen on all interfaces with TLS (a self-signed certificate kept in
-                       ~/.config/sfumato) and a pairing token that the printed URL carries
+          --host H     the address to listen on (default: 127.0.0.1 and ::1, this machine only);
+                       an address other machines can reach needs --lan
+          --lan        listen on every interface (or on --host) with TLS, for an iPad on the
+                       same network (a certificate kept in $XDG_CONFIG_HOME/sfumato)
         """
 
     static func run(_ args: [String], output: TextOutput) throws {
@@ -22,31 +27,43 @@ enum StudioCommand {
         spec.value("--host")
         spec.value("--document")
         spec.flag("--lan")
+        spec.flag("--new-token")
         spec.flag("--help", "-h")
         let a = try Arguments(args, spec: spec)
         if a.has("--help") { output.print(help); return }
         guard a.positionals.count <= 1 else { throw CLIError.usage("studio takes at most one DOCUMENT or IMAGE") }
         let lan = a.has("--lan")
-        var host = a.value("--host") ?? (lan ? "0.0.0.0" : "127.0.0.1")
-        if lan && a.value("--host") == nil { host = "0.0.0.0" }
-        var port = try a.integer("--port", in: 0...65535) ?? 8080
-        if port == 0 { port = StudioLauncher.freePort(host: host) }
+        var listen = lan ? WebServer.Listen.allInterfaces : .loopback
+        if let host = a.value("--host") {
+            let loopback = ["127.0.0.1", "::1", "localhost"].contains(host.lowercased())
+            guard lan || loopback else {
+                throw CLIError.usage("--host \(host) would let other machines in without TLS or a certificate: add --lan")
+            }
+            guard host.lowercased() != "localhost" else { throw CLIError.usage("--host takes an address: 127.0.0.1 or ::1") }
+            listen = .address(host)
+            if host == "0.0.0.0" || host == "::" { listen = .allInterfaces }
+        }
+        let port = try a.integer("--port", in: 0...65535) ?? 8080
         let document = try StudioLauncher.document(for: a.positionals.first, documentPath: a.value("--document"))
-        let token = lan ? StudioLauncher.makeToken() : nil
-        let studio = try Studio(document: document, token: token, folder: StudioLauncher.documentsFolder) { line in
+        let token = try StudioLauncher.token(renew: a.has("--new-token"))
+        let studio = try Studio(document: document, folder: StudioLauncher.documentsFolder) { line in
             StandardStream.error.write("studio: " + line + "\n")
         }
-        var certificate: (String, String)?
-        if lan { certificate = try StudioLauncher.certificate() }
-        let server = try WebServer(host: host, port: port, certificate: certificate?.0, key: certificate?.1, delegate: studio)
-        studio.server = server
-        let scheme = lan ? "https" : "http"
-        let suffix = token.map { "?token=\($0)" } ?? ""
-        let shown = host == "0.0.0.0" ? (StudioLauncher.localAddresses().first ?? "127.0.0.1") : host
-        output.print("Sfumato studio: \(scheme)://\(shown):\(port)/\(suffix)")
+        var tls: WebServer.TLSFiles?
         if lan {
-            output.print("Pairing token: \(token!) (the URL carries it; the certificate is self-signed, so accept it once)")
+            let files = try StudioLauncher.certificate()
+            tls = WebServer.TLSFiles(certificate: files.certificate, key: files.key)
         }
+        let names: Set<String> = lan ? StudioLauncher.hostNames() : []
+        let server = try WebServer(listen: listen, port: port, tls: tls, token: token, names: names, delegate: studio)
+        studio.transport = server
+        let scheme = lan ? "https" : "http"
+        var shown = "127.0.0.1"
+        if case .address(let h) = listen { shown = h.contains(":") ? "[\(h)]" : h }
+        if lan && listen == .allInterfaces { shown = StudioLauncher.localAddresses().first ?? "127.0.0.1" }
+        output.print("Sfumato studio: \(scheme)://\(shown):\(server.port)/?token=\(token)")
+        output.print("Listening on \(server.addresses.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ", ")) port \(server.port)"
+                     + (lan ? " (TLS; the certificate is self-signed, so accept it once)" : " (this machine only)"))
         output.print("Document: \(document.path)")
         // Serve until interrupted; stop cleanly so the document is left consistent. (A plain
         // handler setting a flag: dispatch signal sources need the signal blocked in every
@@ -54,6 +71,7 @@ enum StudioCommand {
         _studioStopRequested = 0
         signal(SIGINT, _studioSignalHandler)
         signal(SIGTERM, _studioSignalHandler)
+        signal(SIGHUP, _studioSignalHandler)
         // A reader that went away (closed terminal, `| head`) must not end the studio: writes to it fail
         // with EPIPE instead, which StandardStream ignores.
         signal(SIGPIPE, SIG_IGN)

@@ -36,9 +36,12 @@ public final class RenderContext: Sendable {
         public var tileHeight: Int = 64
         /// Whether consecutive point filters fuse into one pass (turn off to measure fusion).
         public var fusion: Bool = true
+        /// When set and cancelled, renders stop before their next strip with ``SfumatoError/cancelled(_:)``.
+        public var cancellation: CancellationToken?
 
         public init(workingSpace: WorkingSpace = .linear, threads: Int = defaultThreadCount, tileWidth: Int = 1024,
-                    tileHeight: Int = 64, fusion: Bool = true) {
+                    tileHeight: Int = 64, fusion: Bool = true, cancellation: CancellationToken? = nil) {
+            self.cancellation = cancellation
             self.workingSpace = workingSpace
             self.threads = min(max(threads, 1), 512)
             self.tileWidth = min(max(tileWidth, 16), 65536)
@@ -284,9 +287,14 @@ public final class RenderContext: Sendable {
                           finish: (Rect) throws -> Void) throws {
         let threads = min(options.threads, layout.count)
         let ws = workingSpace
+        let cancellation = options.cancellation
         parallelFor(threads, threads: threads) { _ in
             let w = _Worker(workingSpace: ws)
             while let k = state.next() {
+                if let cancellation, cancellation.isCancelled {
+                    state.fail(SfumatoError.cancelled("the render was cancelled"))
+                    break
+                }
                 let y = rect.y + k * layout.height
                 let strip = Rect(x: rect.x, y: y, width: rect.width, height: min(layout.height, rect.maxY - y))
                 do {

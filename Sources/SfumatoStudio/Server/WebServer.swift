@@ -5,13 +5,32 @@ import SfumatoCore
 /// HTTP and WebSocket server on libwebsockets.
 ///
 /// libwebsockets runs every callback on the thread that calls `lws_service`; other threads hand
-/// work over through a mailbox (each connection's outbox) and `lws_cancel_service()`, which
-/// wakes the service thread with LWS_CALLBACK_EVENT_WAIT_CANCELLED. Protocol and vhost structs,
-/// and their strings, live as long as the context.
-public final class WebServer: @unchecked Sendable {
-    /// Requests and messages larger than this are refused (413 / close).
-    public static let maximumBodyBytes = 64 << 20
-    public static let maximumMessageBytes = 16 << 20
+/// work over through a mailbox (each connection's outbox and flags) and `lws_cancel_service()`,
+/// which wakes the service thread with LWS_CALLBACK_EVENT_WAIT_CANCELLED. Protocol and vhost
+/// structs, and their strings, live as long as the context.
+///
+/// Every request and WebSocket upgrade passes the ``AccessPolicy`` (Host, Origin, token) before
+/// the delegate sees it, and the ``ServerLimits`` bound what clients can hold.
+public final class WebServer: MessageTransport, @unchecked Sendable {
+    /// Where to listen.
+    public enum Listen: Sendable, Equatable {
+        /// 127.0.0.1 and ::1 (where the machine has IPv6): this machine only.
+        case loopback
+        /// Every interface, IPv4 and IPv6 (`--lan`).
+        case allInterfaces
+        /// One address (IPv4 or IPv6 literal).
+        case address(String)
+    }
+
+    /// A TLS certificate chain and its private key (PEM files).
+    public struct TLSFiles: Sendable {
+        public var certificate: String
+        public var key: String
+        public init(certificate: String, key: String) {
+            self.certificate = certificate
+            self.key = key
+        }
+    }
 
     final class Connection: @unchecked Sendable {
         let id: Int
@@ -19,19 +38,30 @@ public final class WebServer: @unchecked Sendable {
         var isWebSocket = false
         var path = ""
         var query: [String: String] = [:]
-        var method = "GET"
+        var method = HTTPMethod.get
         var body: [UInt8] = []
         var bodyTooLarge = false
         var peer = ""
+        var cancellation = CancellationToken()
+        /// The access check asked for the token cookie to be set with this response.
+        var setCookie = false
+        /// The request was refused before its body was read: close once the answer is out.
+        var closeAfterResponse = false
         // Response (HTTP) and outbox (WebSocket), guarded by the server's lock.
         var response: HTTPResponse?
         var headersSent = false
         var sentBytes = 0
         var outbox: [([UInt8], Bool)] = []
+        var queuedBytes = 0
         var closing = false
         var rx: [UInt8] = []
         var rxBinary = false
         var rxTooLarge = false
+        var rxBytes = 0
+        /// Messages handed to the delegate and not yet handled; reading pauses past the limit.
+        var inFlight = 0
+        var paused = false
+        var resumeRequested = false
         /// Whether the current request went to the delegate (libwebsockets reports completion of
         /// an empty body too, so a request must not be handed over twice).
         var dispatched = false
@@ -40,60 +70,65 @@ public final class WebServer: @unchecked Sendable {
 
     let delegate: any ServerDelegate
     private var context: OpaquePointer?
-    private let lock = NSLock()
-    private var connections: [Int: Connection] = [:]
+    let lock = NSLock()
+    var connections: [Int: Connection] = [:]
+    /// Accepted sockets (for the connection limit), by wsi; touched on the service thread only.
+    var sockets = Set<OpaquePointer>()
+    var webSockets = 0
     private var nextID = 1
     private var thread: Thread?
     private var running = false
     private let stopped = DispatchSemaphore(value: 0)
     // C strings and structs that must outlive the context.
     private var retained: [UnsafeMutableRawPointer] = []
-    public let port: Int
-    public let host: String
+    /// The port listened on (the one picked when 0 was asked for).
+    public private(set) var port: Int = 0
+    /// The addresses listened on, as `ss` would show them (`127.0.0.1`, `::1`, `*`).
+    public private(set) var addresses: [String] = []
     public let tls: Bool
+    public let limits: ServerLimits
+    /// Who may talk to the server.
+    public private(set) var access: AccessPolicy
 
-    /// Starts listening on `host`:`port` (TLS with the given certificate and key when set).
-    public init(host: String, port: Int, certificate: String? = nil, key: String? = nil, delegate: any ServerDelegate) throws {
+    /// Starts listening on `listen`:`port` (0 picks a free port), with TLS when `tls` is set.
+    /// `names`: host names besides the loopback ones that requests may use (the machine's names
+    /// with `--lan`).
+    public init(listen: Listen, port: Int, tls: TLSFiles? = nil, token: String, names: Set<String> = [],
+                limits: ServerLimits = ServerLimits(), delegate: any ServerDelegate) throws {
         self.delegate = delegate
-        self.host = host
-        self.port = port
-        tls = certificate != nil
+        self.tls = tls != nil
+        self.limits = limits
+        access = AccessPolicy(token: token, port: port, secure: tls != nil)
         lws_set_log_level(Int32(LLL_ERR), nil)
 
-        func cString(_ s: String) -> UnsafePointer<CChar> {
-            let p = strdup(s)!
-            retained.append(UnsafeMutableRawPointer(p))
-            return UnsafePointer(p)
-        }
-        let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
-        protocols.initialize(repeating: lws_protocols(), count: 2)
-        protocols[0].name = cString("sfumato")
-        protocols[0].callback = _sfumatoLwsCallback
-        protocols[0].per_session_data_size = MemoryLayout<Int>.size
-        protocols[0].rx_buffer_size = 65536
-        retained.append(UnsafeMutableRawPointer(protocols))
-
         var info = lws_context_creation_info()
-        info.port = Int32(port)
-        info.iface = host == "0.0.0.0" ? nil : cString(host)
-        info.protocols = UnsafePointer(protocols)
+        info.port = CONTEXT_PORT_NO_LISTEN
+        info.options = UInt64(LWS_SERVER_OPTION_EXPLICIT_VHOSTS)
+        if tls != nil { info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT) }
         info.gid = -1
         info.uid = -1
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.pt_serv_buf_size = 256 * 1024
         info.max_http_header_data = 8192
-        info.timeout_secs = 30
-        if let certificate, let key {
-            info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
-            info.ssl_cert_filepath = cString(certificate)
-            info.ssl_private_key_filepath = cString(key)
-        }
-        guard let ctx = lws_create_context(&info) else {
-            for p in retained { free(p) }
-            retained.removeAll()
-            throw SfumatoError.io("cannot listen on \(host):\(port) (in use, or not allowed)")
-        }
+        info.timeout_secs = UInt32(limits.idleSeconds)
+        guard let ctx = lws_create_context(&info) else { throw SfumatoError.io("cannot start the network library") }
         context = ctx
+
+        do {
+            let bound = try bind(listen, port: port, tls: tls)
+            self.port = bound.port
+            addresses = bound.addresses
+        } catch {
+            lws_context_destroy(ctx)
+            context = nil
+            freeRetained()
+            throw error
+        }
+        var allowed = AccessPolicy.loopbackNames.union(names)
+        if case .address(let a) = listen { allowed.insert(a.lowercased()) }
+        let everyAddress = listen == .allInterfaces
+        access = AccessPolicy(token: token, port: self.port, secure: tls != nil, names: allowed,
+                              isLocalAddress: { everyAddress && _localAddresses(includingLoopback: true).contains($0) })
         running = true
         let t = Thread { [unowned self] in self.serviceLoop() }
         t.name = "sfumato-lws"
@@ -102,6 +137,71 @@ public final class WebServer: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    private func cString(_ s: String) -> UnsafePointer<CChar> {
+        let p = strdup(s)!
+        retained.append(UnsafeMutableRawPointer(p))
+        return UnsafePointer(p)
+    }
+
+    private func freeRetained() {
+        for p in retained { free(p) }
+        retained.removeAll()
+    }
+
+    /// Makes the listening vhosts; returns the port they share and what they listen on.
+    private func bind(_ listen: Listen, port: Int, tls: TLSFiles?) throws -> (port: Int, addresses: [String]) {
+        let protocols = UnsafeMutablePointer<lws_protocols>.allocate(capacity: 2)
+        protocols.initialize(repeating: lws_protocols(), count: 2)
+        protocols[0].name = cString("sfumato")
+        protocols[0].callback = _sfumatoLwsCallback
+        protocols[0].per_session_data_size = MemoryLayout<Int>.size
+        protocols[0].rx_buffer_size = 65536
+        retained.append(UnsafeMutableRawPointer(protocols))
+
+        // libwebsockets 4.1 binds an IPv4 address on an IPv6-enabled vhost to every interface
+        // (warmcat/libwebsockets#2290): IPv4 addresses get a vhost with IPv6 off, IPv6 ones a
+        // v6-only vhost.
+        func vhost(_ iface: String?, port: Int, name: String) -> Int? {
+            var v = lws_context_creation_info()
+            v.port = Int32(port)
+            v.iface = iface.map(cString)
+            v.vhost_name = cString(name)
+            v.protocols = UnsafePointer(protocols)
+            v.alpn = cString("http/1.1")
+            v.keepalive_timeout = Int32(limits.idleSeconds)
+            if let iface {
+                if iface.contains(":") {
+                    v.options |= UInt64(LWS_SERVER_OPTION_IPV6_V6ONLY_MODIFY) | UInt64(LWS_SERVER_OPTION_IPV6_V6ONLY_VALUE)
+                } else {
+                    v.options |= UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
+                }
+            }
+            if let tls {
+                v.ssl_cert_filepath = cString(tls.certificate)
+                v.ssl_private_key_filepath = cString(tls.key)
+            }
+            guard let h = lws_create_vhost(context, &v) else { return nil }
+            return Int(lws_get_vhost_listen_port(h))
+        }
+        let refused = SfumatoError.io("cannot listen on port \(port) (in use, or not allowed)")
+        switch listen {
+        case .allInterfaces:
+            guard let p = vhost(nil, port: port, name: "all") else { throw refused }
+            return (p, ["*"])
+        case .address(let a):
+            guard let p = vhost(a, port: port, name: "address") else {
+                throw SfumatoError.io("cannot listen on \(a):\(port) (in use, not an address of this machine, or not allowed)")
+            }
+            return (p, [a])
+        case .loopback:
+            // With port 0 the IPv4 socket picks the port and ::1 takes the same one; a machine
+            // without IPv6 serves 127.0.0.1 alone.
+            guard let p = vhost("127.0.0.1", port: port, name: "loopback4") else { throw refused }
+            let v6 = _localAddresses(includingLoopback: true).contains("::1") ? vhost("::1", port: p, name: "loopback6") : nil
+            return (p, v6 == nil ? ["127.0.0.1"] : ["127.0.0.1", "::1"])
+        }
+    }
 
     private func serviceLoop() {
         while true {
@@ -137,22 +237,32 @@ public final class WebServer: @unchecked Sendable {
         }
         lws_context_destroy(context)
         self.context = nil
-        for p in retained { free(p) }
-        retained.removeAll()
+        freeRetained()
     }
 
-    // MARK: Thread-safe sending
+    // MARK: MessageTransport (any thread)
 
-    /// Queues a WebSocket message; the service thread sends it.
+    /// Queues a WebSocket message; the service thread sends it. A page that has let more than
+    /// ``ServerLimits/maximumQueuedBytes`` pile up is disconnected instead.
     public func send(_ id: Int, _ data: [UInt8], binary: Bool) {
         lock.lock()
         guard let c = connections[id], c.isWebSocket, !c.closing else { lock.unlock(); return }
+        if c.queuedBytes + data.count > limits.maximumQueuedBytes {
+            c.closing = true
+            c.outbox.removeAll()
+            c.queuedBytes = 0
+            lock.unlock()
+            StandardStream.error.write("studio: page \(id) is not reading what it is sent; disconnecting it\n")
+            wake()
+            return
+        }
         c.outbox.append((data, binary))
+        c.queuedBytes += data.count
         lock.unlock()
         wake()
     }
 
-    /// Number of messages waiting to go out on a connection (for dropping stale frames).
+    /// Number of messages waiting to go out on a connection.
     public func pending(_ id: Int) -> Int {
         lock.lock()
         defer { lock.unlock() }
@@ -167,7 +277,18 @@ public final class WebServer: @unchecked Sendable {
         wake()
     }
 
-    private func wake() {
+    /// The delegate finished one message of `id`: reading resumes once half the window is free.
+    public func handled(_ id: Int) {
+        lock.lock()
+        guard let c = connections[id] else { lock.unlock(); return }
+        c.inFlight = max(0, c.inFlight - 1)
+        let resume = c.paused && c.inFlight <= limits.messagesInFlight / 2
+        if resume { c.resumeRequested = true }
+        lock.unlock()
+        if resume { wake() }
+    }
+
+    func wake() {
         if let context { lws_cancel_service(context) }
     }
 
@@ -194,19 +315,26 @@ public final class WebServer: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// Wakes every connection that has something to write.
+    /// Wakes every connection that has something to write, and resumes reading where the
+    /// studio has caught up.
     func flushMailbox() {
         lock.lock()
         let ready = connections.values.filter { ($0.isWebSocket && (!$0.outbox.isEmpty || $0.closing)) || (!$0.isWebSocket && $0.response != nil) }
+        let resume = connections.values.filter { $0.resumeRequested }
+        for c in resume {
+            c.resumeRequested = false
+            c.paused = false
+        }
         lock.unlock()
         for c in ready { if let w = c.wsi { lws_callback_on_writable(w) } }
+        for c in resume { if let w = c.wsi { lws_rx_flow_control(w, 1) } }
     }
 
-    func header(_ wsi: OpaquePointer?, _ token: lws_token_indexes) -> String {
+    func header(_ wsi: OpaquePointer?, _ token: lws_token_indexes) -> String? {
         let n = Int(lws_hdr_total_length(wsi, token))
-        if n <= 0 { return "" }
+        if n <= 0 { return nil }
         var buffer = [CChar](repeating: 0, count: n + 1)
-        _ = lws_hdr_copy(wsi, &buffer, Int32(n + 1), token)
+        guard lws_hdr_copy(wsi, &buffer, Int32(n + 1), token) >= 0 else { return nil }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
@@ -223,6 +351,12 @@ public final class WebServer: @unchecked Sendable {
         return out
     }
 
+    /// The access checks for the request on `wsi`.
+    func decide(_ wsi: OpaquePointer?, path: String, query: [String: String]) -> AccessPolicy.Decision {
+        access.decide(.init(path: path, host: header(wsi, WSI_TOKEN_HOST), origin: header(wsi, WSI_TOKEN_ORIGIN),
+                            queryToken: query["token"], cookieHeader: header(wsi, WSI_TOKEN_HTTP_COOKIE)))
+    }
+
     /// Sets a connection's response and asks for a writable callback.
     func respond(_ c: Connection, _ r: HTTPResponse) {
         lock.lock()
@@ -230,218 +364,27 @@ public final class WebServer: @unchecked Sendable {
         lock.unlock()
         wake()
     }
-
-    /// Writes what is due on a writable HTTP connection; returns -1 to close.
-    func writeHTTP(_ wsi: OpaquePointer?, _ c: Connection) -> Int32 {
-        lock.lock()
-        guard let r = c.response else { lock.unlock(); return 0 }
-        lock.unlock()
-        let pre = Int(SF_LWS_PRE)
-        if !c.headersSent {
-            var buffer = [UInt8](repeating: 0, count: pre + 4096)
-            let ok: Bool = buffer.withUnsafeMutableBufferPointer { b in
-                let start = b.baseAddress! + pre
-                var p: UnsafeMutablePointer<UInt8>? = start
-                let end = start + 4096 - 1
-                if lws_add_http_common_headers(wsi, UInt32(r.status), r.contentType, lws_filepos_t(r.body.count), &p, end) != 0 { return false }
-                for (name, value) in r.headers {
-                    let n = name.lowercased() + ":"
-                    if lws_add_http_header_by_name(wsi, n, value, Int32(value.utf8.count), &p, end) != 0 { return false }
-                }
-                return lws_finalize_write_http_header(wsi, start, &p, end) == 0
-            }
-            if !ok { return -1 }
-            c.headersSent = true
-            if r.body.isEmpty {
-                return lws_http_transaction_completed(wsi) != 0 ? -1 : resetForNextRequest(c)
-            }
-            lws_callback_on_writable(wsi)
-            return 0
-        }
-        let chunk = min(64 * 1024, r.body.count - c.sentBytes)
-        var buffer = [UInt8](repeating: 0, count: pre + chunk)
-        buffer.replaceSubrange(pre..<(pre + chunk), with: r.body[c.sentBytes..<(c.sentBytes + chunk)])
-        let last = c.sentBytes + chunk >= r.body.count
-        let written = buffer.withUnsafeMutableBufferPointer {
-            lws_write(wsi, $0.baseAddress! + pre, chunk, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
-        }
-        if written < 0 { return -1 }
-        c.sentBytes += chunk
-        if last {
-            return lws_http_transaction_completed(wsi) != 0 ? -1 : resetForNextRequest(c)
-        }
-        lws_callback_on_writable(wsi)
-        return 0
-    }
-
-    /// Keep-alive: the same connection may carry another request.
-    private func resetForNextRequest(_ c: Connection) -> Int32 {
-        lock.lock()
-        c.response = nil
-        c.headersSent = false
-        c.sentBytes = 0
-        c.body = []
-        c.bodyTooLarge = false
-        lock.unlock()
-        return 0
-    }
-
-    /// Sends the next queued WebSocket message; returns -1 to close.
-    func writeWebSocket(_ wsi: OpaquePointer?, _ c: Connection) -> Int32 {
-        lock.lock()
-        if c.outbox.isEmpty {
-            let closing = c.closing
-            lock.unlock()
-            return closing ? -1 : 0
-        }
-        let (data, binary) = c.outbox.removeFirst()
-        let more = !c.outbox.isEmpty || c.closing
-        lock.unlock()
-        let pre = Int(SF_LWS_PRE)
-        var buffer = [UInt8](repeating: 0, count: pre + data.count)
-        buffer.replaceSubrange(pre..<(pre + data.count), with: data)
-        let n = buffer.withUnsafeMutableBufferPointer {
-            lws_write(wsi, $0.baseAddress! + pre, data.count, binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT)
-        }
-        if n < data.count { return -1 }
-        if _trace && binary { StandardStream.error.write(String(format: "studio: %d bytes written at %.1f\n", data.count, _now())) }
-        if more { lws_callback_on_writable(wsi) }
-        return 0
-    }
 }
 
-/// The libwebsockets callback (kept out of main.swift: top-level closures there are main-actor
-/// isolated, and lws calls this from its own thread).
-func _sfumatoLwsCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
-                         _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-    guard let context = lws_get_context(wsi), let raw = lws_context_user(context) else {
-        return lws_callback_http_dummy(wsi, reason, user, input, length)
+/// The machine's interface addresses (IPv4 and IPv6, numeric), for `--lan`'s names and certificate.
+func _localAddresses(includingLoopback: Bool) -> [String] {
+    var result: [String] = []
+    var list: UnsafeMutablePointer<ifaddrs>?
+    guard getifaddrs(&list) == 0, let first = list else { return [] }
+    defer { freeifaddrs(list) }
+    var p: UnsafeMutablePointer<ifaddrs>? = first
+    while let a = p {
+        p = a.pointee.ifa_next
+        guard let sa = a.pointee.ifa_addr else { continue }
+        let family = Int32(sa.pointee.sa_family)
+        guard family == AF_INET || family == AF_INET6 else { continue }
+        let length = socklen_t(family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+        var host = [CChar](repeating: 0, count: 128)
+        guard getnameinfo(sa, length, &host, 128, nil, 0, NI_NUMERICHOST) == 0 else { continue }
+        var s = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        if let scope = s.firstIndex(of: "%") { s = String(s[..<scope]) }   // fe80::1%eth0
+        if !includingLoopback && (s == "127.0.0.1" || s == "::1") { continue }
+        if !result.contains(s) { result.append(s) }
     }
-    let server = Unmanaged<WebServer>.fromOpaque(raw).takeUnretainedValue()
-    switch reason {
-    case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
-        server.flushMailbox()
-        return 0
-
-    case LWS_CALLBACK_HTTP:
-        guard let c = server.connection(wsi, user, create: true) else { return -1 }
-        c.wsi = wsi
-        let uri = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/"
-        c.path = uri.isEmpty ? "/" : uri
-        c.query = _parseQuery(server.queryFragments(wsi))
-        c.method = lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0 ? "POST" : "GET"
-        c.body = []
-        c.bodyTooLarge = false
-        c.dispatched = false
-        var peer = [CChar](repeating: 0, count: 64)
-        lws_get_peer_simple(wsi, &peer, 64)
-        c.peer = String(decoding: peer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if !server.delegate.authorize(path: c.path, query: c.query) {
-            server.respond(c, .error(403, "a pairing token is required: open the URL the studio printed"))
-            return 0
-        }
-        if c.method == "POST" {
-            let declared = Int(server.header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)) ?? 0
-            if declared > WebServer.maximumBodyBytes {
-                server.respond(c, .error(413, "request body of \(declared) bytes is over the limit of \(WebServer.maximumBodyBytes)"))
-                return 0
-            }
-            if declared > 0 { return 0 }   // wait for HTTP_BODY / HTTP_BODY_COMPLETION
-        }
-        dispatch(server, c)
-        return 0
-
-    case LWS_CALLBACK_HTTP_BODY:
-        guard let c = server.connection(wsi, user, create: false), let input else { return 0 }
-        if c.body.count + length > WebServer.maximumBodyBytes {
-            c.bodyTooLarge = true
-        } else {
-            c.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-        }
-        return 0
-
-    case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-        guard let c = server.connection(wsi, user, create: false), !c.dispatched else { return 0 }
-        if c.bodyTooLarge {
-            c.dispatched = true
-            server.respond(c, .error(413, "request body over the limit of \(WebServer.maximumBodyBytes) bytes"))
-        } else {
-            dispatch(server, c)
-        }
-        return 0
-
-    case LWS_CALLBACK_HTTP_WRITEABLE:
-        guard let c = server.connection(wsi, user, create: false) else { return 0 }
-        return server.writeHTTP(wsi, c)
-
-    case LWS_CALLBACK_CLOSED_HTTP:
-        if let c = server.connection(wsi, user, create: false), !c.isWebSocket { server.forget(c) }
-        return 0
-
-    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-        // A WebSocket upgrade: check the path and token before accepting.
-        let path = server.header(wsi, WSI_TOKEN_GET_URI)
-        let query = _parseQuery(server.queryFragments(wsi))
-        if !path.hasPrefix("/ws") || !server.delegate.authorize(path: path, query: query) { return 1 }
-        return 0
-
-    case LWS_CALLBACK_ESTABLISHED:
-        guard let c = server.connection(wsi, user, create: true) else { return -1 }
-        c.wsi = wsi
-        c.isWebSocket = true
-        c.path = server.header(wsi, WSI_TOKEN_GET_URI)
-        c.query = _parseQuery(server.queryFragments(wsi))
-        server.delegate.webSocketOpened(c.id, path: c.path, query: c.query)
-        return 0
-
-    case LWS_CALLBACK_RECEIVE:
-        guard let c = server.connection(wsi, user, create: false) else { return -1 }
-        if lws_is_first_fragment(wsi) != 0 {
-            c.rx = []
-            c.rxTooLarge = false
-            c.rxBinary = lws_frame_is_binary(wsi) != 0
-        }
-        if let input, !c.rxTooLarge {
-            if c.rx.count + length > WebServer.maximumMessageBytes {
-                c.rxTooLarge = true
-                c.rx = []
-            } else {
-                c.rx.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-            }
-        }
-        if lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0 {
-            if c.rxTooLarge {
-                server.delegate.webSocketMessage(c.id, Array("{\"type\":\"__too_large\"}".utf8), binary: false)
-            } else {
-                let message = c.rx
-                c.rx = []
-                server.delegate.webSocketMessage(c.id, message, binary: c.rxBinary)
-            }
-        }
-        return 0
-
-    case LWS_CALLBACK_SERVER_WRITEABLE:
-        guard let c = server.connection(wsi, user, create: false) else { return 0 }
-        return server.writeWebSocket(wsi, c)
-
-    case LWS_CALLBACK_CLOSED:
-        if let c = server.connection(wsi, user, create: false) {
-            server.forget(c)
-            server.delegate.webSocketClosed(c.id)
-        }
-        return 0
-
-    default:
-        return lws_callback_http_dummy(wsi, reason, user, input, length)
-    }
-}
-
-/// Hands a complete HTTP request to the delegate (once); its response comes back through the mailbox.
-private func dispatch(_ server: WebServer, _ c: WebServer.Connection) {
-    if c.dispatched { return }
-    c.dispatched = true
-    let request = HTTPRequest(method: c.method, path: c.path, query: c.query, body: c.body, peer: c.peer)
-    server.delegate.handle(request) { [weak server] response in
-        server?.respond(c, response)
-    }
+    return result
 }

@@ -1,4 +1,5 @@
 import Foundation
+import SfumatoCore
 import SfumatoDocument
 import SfumatoFilters
 import SfumatoInk
@@ -8,11 +9,7 @@ extension Studio {
     func documentJSON() -> [String: Any] {
         let st = visibleState
         let doc = document
-        let preview = sessions.values.compactMap { s -> (Int, Int)? in
-            guard s.hello else { return nil }
-            let scale = min(Double(s.viewport.width) * s.dpr / Double(doc.width), Double(s.viewport.height) * s.dpr / Double(doc.height), 1)
-            return (max(1, Int((Double(doc.width) * scale).rounded())), max(1, Int((Double(doc.height) * scale).rounded())))
-        }.first ?? (doc.width, doc.height)
+        let preview = sessions.values.sorted { $0.id < $1.id }.first(where: \.hello).map(previewSize) ?? (width: doc.width, height: doc.height)
         let edits: [[String: Any]] = st.edits.map { step in
             var o: [String: Any] = ["filter": step.filter, "workingSpace": step.workingSpace.rawValue]
             for (k, v) in step.values {
@@ -27,7 +24,7 @@ extension Studio {
         }
         return [
             "name": doc.name, "path": doc.path, "width": doc.width, "height": doc.height,
-            "previewWidth": preview.0, "previewHeight": preview.1, "mode": mode,
+            "previewWidth": preview.width, "previewHeight": preview.height, "mode": mode.rawValue,
             "adjust": ["hue": st.adjust.hue, "saturation": st.adjust.saturation, "brightness": st.adjust.brightness,
                        "contrast": st.adjust.contrast, "exposure": st.adjust.exposure, "gamma": st.adjust.gamma],
             "curve": ["levels": st.curve, "samples": ToneCurve(levels: st.curve).spline.samples(count: 256)],
@@ -37,5 +34,41 @@ extension Studio {
             "historyLength": doc.historyLength, "historyPosition": doc.historyPosition,
             "canUndo": doc.canUndo, "canRedo": doc.canRedo,
         ]
+    }
+}
+
+extension Studio {
+    /// Opens posted image bytes as a new document in the studio's folder, for every page.
+    func openPhoto(_ bytes: [UInt8], name: String) -> HTTPResponse {
+        guard !bytes.isEmpty else { return .error(400, "send the image file as the request body") }
+        let safe = String(name.filter { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }.prefix(100))
+        var base = (safe.isEmpty ? "photo" : (safe as NSString).deletingPathExtension)
+        if base.isEmpty { base = "photo" }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            var path = folder.appendingPathComponent(base + ".sfumato").path
+            var n = 2
+            while FileManager.default.fileExists(atPath: path) {
+                path = folder.appendingPathComponent("\(base)-\(n).sfumato").path
+                n += 1
+            }
+            let doc = try Document.create(at: path, image: bytes, name: safe.isEmpty ? "photo" : safe)
+            document = doc
+            liveAdjust = nil
+            liveCurve = nil
+            saveSettings()
+            log("opened \(safe) as \(path)")
+            for s in sessions.values {
+                s.stroke = nil
+                s.work.async { s.preview = nil }
+                resize(s)
+            }
+            broadcastState()
+            return .json(bytes: published.withLock { $0 })
+        } catch let e as SfumatoError {
+            return .error(e.isTooLarge ? 413 : 400, e.description)
+        } catch {
+            return .error(500, "\(error)")
+        }
     }
 }

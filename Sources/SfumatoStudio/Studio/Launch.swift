@@ -6,18 +6,15 @@ import SfumatoDocument
 
 /// Starting the studio: which document, where to listen, TLS and the pairing token for --lan.
 public enum StudioLauncher {
-    /// Where documents made from photos go by default (~/.local/share/sfumato/documents).
+    /// Where documents made from photos go by default: `$XDG_DATA_HOME/sfumato/documents`
+    /// (`~/.local/share/sfumato/documents`).
     public static var documentsFolder: URL {
-        let base = ProcessInfo.processInfo.environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-        return base.appendingPathComponent("sfumato/documents")
+        UserFolders.data.appendingPathComponent("sfumato/documents")
     }
 
-    /// The user's config folder for the studio (~/.config/sfumato).
+    /// The user's config folder for the studio: `$XDG_CONFIG_HOME/sfumato` (`~/.config/sfumato`).
     public static var configFolder: URL {
-        let base = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".config")
-        return base.appendingPathComponent("sfumato")
+        UserFolders.config.appendingPathComponent("sfumato")
     }
 
     /// Opens a `.sfumato` document, or makes (or reopens) the document for an image: at
@@ -53,7 +50,35 @@ public enum StudioLauncher {
         return try Document.create(at: path, image: bytes, name: name)
     }
 
-    /// A random pairing token (128 bits, hex).
+    /// The studio's secret token, kept in the config folder (`studio-token`, readable by the
+    /// user alone) so bookmarks and open pages keep working across restarts; a new one when
+    /// there is none, it is damaged, or `renew` asks for one.
+    public static func token(renew: Bool = false) throws -> String {
+        let folder = configFolder
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("studio-token").path
+        if !renew, let bytes = try? ImageIO.readBytes(path: path) {
+            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.count == 32, text.allSatisfy(\.isHexDigit) {
+                chmod(path, 0o600)
+                return text.lowercased()
+            }
+        }
+        let token = makeToken()
+        let temporary = path + ".\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard fd >= 0 else { throw SfumatoError.io("\(folder.path): cannot keep the studio's token there (\(String(cString: strerror(errno))))") }
+        let line = Array((token + "\n").utf8)
+        let written = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == line.count, rename(temporary, path) == 0 else {
+            unlink(temporary)
+            throw SfumatoError.io("\(path): cannot write the studio's token")
+        }
+        return token
+    }
+
+    /// A random token (128 bits, hex).
     public static func makeToken() -> String {
         var bytes = [UInt8](repeating: 0, count: 16)
         _ = sf_random_bytes(&bytes, 16)
@@ -68,7 +93,7 @@ public enum StudioLauncher {
         let key = folder.appendingPathComponent("studio-key.pem").path
         if FileManager.default.fileExists(atPath: cert) && FileManager.default.fileExists(atPath: key) { return (cert, key) }
         var san = "DNS:localhost,IP:127.0.0.1"
-        for address in localAddresses() { san += ",IP:\(address)" }
+        for address in _localAddresses(includingLoopback: false) { san += ",IP:\(address)" }
         let host = ProcessInfo.processInfo.hostName
         guard sf_make_self_signed(cert, key, host, san) == 0 else {
             throw SfumatoError.io("cannot make a TLS certificate in \(folder.path)")
@@ -79,36 +104,39 @@ public enum StudioLauncher {
 
     /// The machine's IPv4 addresses other than loopback (for the URL to print and the certificate).
     public static func localAddresses() -> [String] {
-        var result: [String] = []
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0, let first = list else { return [] }
-        defer { freeifaddrs(list) }
-        var p: UnsafeMutablePointer<ifaddrs>? = first
-        while let a = p {
-            if let sa = a.pointee.ifa_addr, sa.pointee.sa_family == UInt16(AF_INET) {
-                var host = [CChar](repeating: 0, count: 64)
-                if getnameinfo(sa, socklen_t(MemoryLayout<sockaddr_in>.size), &host, 64, nil, 0, NI_NUMERICHOST) == 0 {
-                    let s = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                    if s != "127.0.0.1" { result.append(s) }
-                }
-            }
-            p = a.pointee.ifa_next
-        }
-        return result
+        _localAddresses(includingLoopback: false).filter { !$0.contains(":") }
     }
 
-    /// A free TCP port on the host (for --port 0).
-    public static func freePort(host: String) -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr(host == "0.0.0.0" ? "0.0.0.0" : host)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : 0
+    /// The names other machines may use for this one with `--lan`: its host name, and that name
+    /// with `.local` (mDNS), lowercased.
+    public static func hostNames() -> Set<String> {
+        let name = ProcessInfo.processInfo.hostName.lowercased()
+        guard !name.isEmpty else { return [] }
+        let short = name.split(separator: ".").first.map(String.init) ?? name
+        return [name, short, short + ".local"]
+    }
+}
+
+/// The user's folders, as the XDG base-directory rules place them: `$XDG_DATA_HOME` and
+/// `$XDG_CONFIG_HOME` when set to absolute paths, else `$HOME/.local/share` and `$HOME/.config`;
+/// `$HOME` when set to an absolute path, else the account's home folder.
+public enum UserFolders {
+    /// `$HOME`, or the account's home folder.
+    public static var home: URL {
+        if let h = ProcessInfo.processInfo.environment["HOME"], h.hasPrefix("/") { return URL(fileURLWithPath: h) }
+        if let pw = getpwuid(getuid()), let dir = pw.pointee.pw_dir { return URL(fileURLWithPath: String(cString: dir)) }
+        return URL(fileURLWithPath: "/tmp")
+    }
+
+    /// `$XDG_DATA_HOME` or `~/.local/share`.
+    public static var data: URL { folder("XDG_DATA_HOME", ".local/share") }
+
+    /// `$XDG_CONFIG_HOME` or `~/.config`.
+    public static var config: URL { folder("XDG_CONFIG_HOME", ".config") }
+
+    private static func folder(_ variable: String, _ fallback: String) -> URL {
+        // The rules: a relative path in the variable is invalid and ignored.
+        if let v = ProcessInfo.processInfo.environment[variable], v.hasPrefix("/") { return URL(fileURLWithPath: v) }
+        return home.appendingPathComponent(fallback)
     }
 }

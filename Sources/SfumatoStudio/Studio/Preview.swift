@@ -23,7 +23,8 @@ final class _Preview: @unchecked Sendable {
     let shade: InkLayer
     let sketch: InkLayer
     let fading: InkLayer
-    var inkKey = ""
+    /// The kept strokes drawn into `shade` and `sketch` (document ids).
+    var inkedStrokes = Set<Int>()
     /// Where the kept layers and the fading layer hold ink (pixels outside are copied, not blended).
     var keptBounds = Rect.zero
     var fadingBounds = Rect.zero
@@ -137,15 +138,15 @@ final class _Preview: @unchecked Sendable {
 
     /// Redraws the kept ink layers from the document's strokes when they changed.
     func updateInk(_ state: DocumentState) {
-        let key = state.strokes.map { "\($0.id)" }.joined(separator: ",")
-        if key == inkKey { return }
+        let kept = state.strokes.filter { !$0.stroke.fades }
+        if Set(kept.map(\.id)) == inkedStrokes { return }
         shade.clear()
         sketch.clear()
         keptBounds = .zero
-        for s in state.strokes where !s.stroke.fades {
+        for s in kept {
             keptBounds = keptBounds.union((s.layer == .shade ? shade : sketch).draw(s.stroke))
         }
-        inkKey = key
+        inkedStrokes = Set(kept.map(\.id))
     }
 
     /// Composites `rect` of the frame: picture, Shade, Sketch, the fading layer and the strokes

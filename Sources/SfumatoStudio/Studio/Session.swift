@@ -36,6 +36,9 @@ final class _Session: @unchecked Sendable {
     static let rawRegionPixels = 16384
     var unacknowledged = 0
     var waitingForAck = false
+    /// A page that does not acknowledge frames: a frame is held back while one is still queued
+    /// to it, and goes once the server reports the queue empty (latest wins, no backlog).
+    var waitingForOutbox = false
     static let framesInFlight = 2
     // Camera (guarded by cameraLock): the newest frame waiting, and how many are being filtered.
     let cameraLock = NSLock()
@@ -56,9 +59,9 @@ final class _Session: @unchecked Sendable {
 
 extension _Session {
     /// Moves the pending Adjust label into a preview frame's header (on `work`).
-    func takeLabel(into header: inout [String: Any]) {
+    func takeLabel(into header: inout FrameHeader) {
         guard let label = pendingLabel else { return }
-        header["label"] = label
+        header.label = label
         pendingLabel = nil
     }
 }
