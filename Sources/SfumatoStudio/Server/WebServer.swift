@@ -178,6 +178,7 @@ public final class WebServer: MessageTransport, @unchecked Sendable {
                 }
             }
             if let tls {
+                v.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
                 v.ssl_cert_filepath = cString(tls.certificate)
                 v.ssl_private_key_filepath = cString(tls.key)
             }
