@@ -56,6 +56,7 @@ let package = Package(
         .testTarget(name: "SfumatoFiltersTests", dependencies: ["SfumatoFilters", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoInkTests", dependencies: ["SfumatoInk", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoDocumentTests", dependencies: ["SfumatoDocument", "SfumatoCodecs", "SfumatoTestSupport"]),
+        .testTarget(name: "SfumatoStudioTests", dependencies: ["SfumatoStudio", "SfumatoDocument", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoCLITests", dependencies: ["SfumatoCLI", "SfumatoFilters", "SfumatoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -21,7 +21,9 @@ extension Studio {
         if start { s.cameraBusy += 1 }
         s.cameraLock.unlock()
         if !start { return }
+        cameraWork.enter()
         DispatchQueue.global().async {
+            defer { self.cameraWork.leave() }
             while true {
                 s.cameraLock.lock()
                 guard let (bytes, n) = s.cameraFrame else {

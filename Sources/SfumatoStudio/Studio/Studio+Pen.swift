@@ -40,7 +40,10 @@ extension Studio {
         guard mode.draws else { return }
         if phase == .down || s.stroke == nil && !list.isEmpty && phase == .move {
             if s.stroke != nil { endStroke(s) }
-            guard let preview = s.preview else { throw SfumatoError.invalidArgument("the page has not said hello yet") }
+            guard s.hello else { throw SfumatoError.invalidArgument("the page has not said hello yet") }
+            // The preview's size is known here, before its pixels are made on the page's queue.
+            let size = previewSize(s)
+            let scale = Double(size.width) / Double(max(document.width, 1))
             let layer: LayerKind = mode == .shade ? .shade : .sketch
             var settings = brush
             // Shade offers pencil, pen and eraser; Sketch force pen, pen and eraser.
@@ -52,7 +55,7 @@ extension Studio {
             if list.first?.isEraser == true { settings.kind = .eraser }
             let fades = mode == .sketch && !keepStrokes && settings.kind != .eraser
             let id = try document.beginStroke(layer: layer, brush: settings, fades: fades)
-            let renderer = StrokeRenderer(settings: settings, scale: preview.scale, clip: preview.bounds)
+            let renderer = StrokeRenderer(settings: settings, scale: scale, clip: Rect(width: size.width, height: size.height))
             s.stroke = (id, message.stroke, layer, renderer)
             stopFade()
         }

@@ -39,6 +39,8 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
     /// changes, so the request is answered at once, however busy `queue` is.
     let published = Mutex<[UInt8]>([])
     let renders: _RenderBudget
+    /// Camera frames being filtered (off `queue`).
+    let cameraWork = DispatchGroup()
     let log: (String) -> Void
     let web: URL
     let photos: URL
@@ -110,6 +112,21 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Waits until the studio has handled every message received so far and every page's
+    /// pictures and frames are made (for tests, and before reading the document from outside).
+    public func settle() {
+        func round() {
+            queue.sync {}
+            let pages = queue.sync { Array(sessions.values) }
+            // A page's work may schedule more of its own work once: twice through each queue.
+            for _ in 0..<2 { for s in pages { s.work.sync {} } }
+        }
+        while inbox.count > 0 { round() }
+        round()
+        cameraWork.wait()
+        round()
     }
 
     /// One message from the inbox (on `queue`).

@@ -85,17 +85,23 @@
   }
 
   function onMessage(message) {
+    const kinds = S.protocol.server;   // the message names, from the server's own declarations
     switch (message.type) {
-      case "state": applyDocument(message.document); break;
-      case "label": showLabel(message.text); break;
-      case "pencil":
+      case kinds.state: applyDocument(message.document); break;
+      case kinds.label: showLabel(message.text); break;
+      case kinds.pencil:
         // The page's own samples drive the pencil while it draws; the server's pose covers the rest.
         if (!pen.drawing && (state.hold || !message.visible)) view.setPencil(message);
         break;
-      case "threshold": showThreshold(message.below); break;
-      case "error":
+      case kinds.threshold: showThreshold(message.below); break;
+      case kinds.error:
         console.warn("sfumato server:", message.message);
         util.toast(message.message || "The server refused a message", true);
+        break;
+      case kinds.refused:
+        // A pen batch the document could not record: say so, rather than let the stroke look saved.
+        console.warn("sfumato server refused pen batch", message.batch, "of stroke", message.stroke, ":", message.message);
+        util.toast("Part of a stroke could not be saved: " + (message.message || "refused"), true);
         break;
       default: break;   // newer servers may say more
     }
