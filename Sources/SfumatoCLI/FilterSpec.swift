@@ -78,22 +78,25 @@ public enum FilterSpecParser {
     }
 
     /// Parses a recipe: a JSON array of objects, each with "filter" and its parameters.
+    /// Everything wrong with a recipe's content is a usage error (exit 2), as it is for `-f`.
     public static func parseRecipe(_ data: Data, name: String) throws -> [FilterStep] {
         let json: JSONValue
         do {
-            json = try JSONDecoder().decode(JSONValue.self, from: data)
+            json = JSONValue(try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]))
         } catch {
-            throw CLIError.failure("\(name): not valid JSON (\(_describeDecodingError(error)))")
+            let reason = (((error as NSError).userInfo["NSDebugDescription"] as? String) ?? "unreadable")
+                .replacingOccurrences(of: " is not representable in Swift", with: " is out of range")
+            throw CLIError.usage("\(name): not valid JSON (\(reason))")
         }
         guard case .array(let steps) = json else {
-            throw CLIError.failure("\(name): a recipe is a JSON array of steps like {\"filter\": \"CIHueAdjust\", \"inputAngle\": 1.2}")
+            throw CLIError.usage("\(name): a recipe is a JSON array of steps like {\"filter\": \"CIHueAdjust\", \"inputAngle\": 1.2}")
         }
         return try steps.enumerated().map { index, step in
             guard case .object(let fields) = step else {
-                throw CLIError.failure("\(name): step \(index + 1) is not an object")
+                throw CLIError.usage("\(name): step \(index + 1) is not an object")
             }
             guard case .string(let filter)? = fields["filter"] else {
-                throw CLIError.failure("\(name): step \(index + 1) has no \"filter\" name")
+                throw CLIError.usage("\(name): step \(index + 1) has no \"filter\" name")
             }
             var values: [String: ParameterValue] = [:]
             for (key, v) in fields where key != "filter" {
@@ -104,18 +107,25 @@ public enum FilterSpecParser {
     }
 }
 
-/// Any JSON value (JSONSerialization's Any loses the difference between 1 and true on Linux).
-enum JSONValue: Decodable, Equatable {
+/// Any JSON value, as JSONSerialization parsed it (true and 1 told apart by their types: on
+/// Linux NSNumber 1 also casts to Bool).
+enum JSONValue: Equatable {
     case number(Double), string(String), bool(Bool), array([JSONValue]), object([String: JSONValue]), null
 
-    init(from decoder: Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let d = try? c.decode(Double.self) { self = .number(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-        else { self = .object(try c.decode([String: JSONValue].self)) }
+    init(_ any: Any) {
+        if ObjectIdentifier(type(of: any)) == ObjectIdentifier(type(of: NSNumber(value: true) as Any)), let b = any as? Bool {
+            self = .bool(b)
+        } else if let n = any as? NSNumber {
+            self = .number(n.doubleValue)
+        } else if let s = any as? String {
+            self = .string(s)
+        } else if let a = any as? [Any] {
+            self = .array(a.map(JSONValue.init))
+        } else if let o = any as? [String: Any] {
+            self = .object(o.mapValues(JSONValue.init))
+        } else {
+            self = .null
+        }
     }
 
     func parameterValue(context: String) throws -> ParameterValue {
@@ -125,23 +135,13 @@ enum JSONValue: Decodable, Equatable {
         case .bool(let b): return .flag(b)
         case .array(let items):
             return .vector(try items.map {
-                guard case .number(let d) = $0 else { throw CLIError.failure("\(context): vectors hold numbers only") }
+                guard case .number(let d) = $0 else { throw CLIError.usage("\(context): vectors hold numbers only") }
                 return d
             })
         case .object, .null:
-            throw CLIError.failure("\(context): expected a number, vector, string or boolean")
+            throw CLIError.usage("\(context): expected a number, vector, string or boolean")
         }
     }
-}
-
-func _describeDecodingError(_ error: Error) -> String {
-    if let e = error as? DecodingError {
-        switch e {
-        case .dataCorrupted(let c): return c.underlyingError.map { "\($0.localizedDescription)" } ?? c.debugDescription
-        default: return "\(e)"
-        }
-    }
-    return "\(error)"
 }
 
 /// Turns steps into a recipe, loading image-valued parameters from files.

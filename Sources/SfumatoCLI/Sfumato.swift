@@ -1,4 +1,5 @@
 import Foundation
+import SfumatoCodecs
 import SfumatoCore
 
 /// `sfumato`: the command-line tool.
@@ -24,6 +25,8 @@ public enum SfumatoCommand {
 
     /// Runs the process's command line and exits.
     public static func main() {
+        // An interrupted command leaves no temporary file behind (the studio sets its own handlers).
+        TemporaryFiles.installSignalCleanup()
         let args = Array(CommandLine.arguments.dropFirst())
         let code = run(args)
         exit(code)

@@ -17,10 +17,28 @@ extension Document {
                 CREATE INDEX strokes_action ON strokes(action);
                 """)
         },
+        // 2: content hashes of the samples, so `doc check` can tell altered or deleted samples:
+        // each batch's SHA-256, and a finished stroke's sample count and the hash of all its data.
+        { db in
+            try db.exec("""
+                ALTER TABLE samples ADD COLUMN hash TEXT;
+                ALTER TABLE strokes ADD COLUMN sample_count INTEGER;
+                ALTER TABLE strokes ADD COLUMN samples_hash TEXT;
+                """)
+            var batches: [(Int, Int, [UInt8])] = []
+            try db.query("SELECT stroke, batch, data FROM samples") { batches.append(($0.int(0), $0.int(1), $0.blob(2))) }
+            for (stroke, batch, data) in batches {
+                try db.prepare("UPDATE samples SET hash=? WHERE stroke=? AND batch=?").bind([Document.sha256(data), stroke, batch]).run()
+            }
+            var finished: [Int] = []
+            try db.query("SELECT id FROM strokes WHERE finished=1") { finished.append($0.int(0)) }
+            for id in finished { try Document.sealStroke(id, in: db) }
+        },
     ]
 
     /// Brings a file from `version` to the current schema, one transaction per step.
     static func migrate(_ db: _SQLite, from version: Int) throws {
+        precondition(version >= 0 && version <= schemaVersion, "checked by the caller")
         var v = version
         while v < schemaVersion {
             try db.transaction(durable: true) {
@@ -29,45 +47,6 @@ extension Document {
                 try db.exec("PRAGMA user_version=\(v + 1)")
             }
             v += 1
-        }
-    }
-
-    /// What `sfumato doc check` reports.
-    public struct CheckReport: Sendable, Equatable {
-        public var schemaVersion: Int
-        public var integrity: String
-        public var actions: Int
-        public var position: Int
-        public var strokes: Int
-        public var samples: Int
-        public var unfinishedStrokes: Int
-        public var images: Int
-        public var bytes: Int
-
-        /// Whether everything is consistent.
-        public var ok: Bool { integrity == "ok" && position <= actions }
-    }
-
-    /// Full integrity check (SQLite's integrity_check plus the document's own invariants).
-    public func check() throws -> CheckReport {
-        try locked {
-            let integrity = try db.text("PRAGMA integrity_check") ?? "?"
-            var samples = 0
-            try db.query("SELECT data FROM samples") { samples += $0.blob(0).count / _SamplePacking.size }
-            let actions = try db.scalar("SELECT COUNT(*) FROM actions") ?? 0
-            let maxSeq = try db.scalar("SELECT MAX(seq) FROM actions") ?? 0
-            var problems: [String] = []
-            if maxSeq != actions { problems.append("action numbers have gaps") }
-            let orphans = try db.scalar("SELECT COUNT(*) FROM strokes WHERE action NOT IN (SELECT seq FROM actions)") ?? 0
-            if orphans > 0 { problems.append("\(orphans) strokes without an action") }
-            if (try db.scalar("SELECT COUNT(*) FROM meta WHERE key='photo'") ?? 0) != 1 { problems.append("no photo") }
-            let fileSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            return CheckReport(schemaVersion: try db.scalar("PRAGMA user_version") ?? 0,
-                               integrity: problems.isEmpty ? integrity : problems.joined(separator: "; "),
-                               actions: actions, position: historyPosition,
-                               strokes: try db.scalar("SELECT COUNT(*) FROM strokes") ?? 0, samples: samples,
-                               unfinishedStrokes: try db.scalar("SELECT COUNT(*) FROM strokes WHERE finished=0") ?? 0,
-                               images: try db.scalar("SELECT COUNT(*) FROM blobs") ?? 0, bytes: fileSize)
         }
     }
 

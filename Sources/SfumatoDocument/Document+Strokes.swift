@@ -81,7 +81,9 @@ extension Document {
             }
             try db.transaction(durable: false) {
                 let batch = (try db.scalar("SELECT MAX(batch) FROM samples WHERE stroke=?", [id]) ?? 0) + 1
-                try db.prepare("INSERT INTO samples(stroke, batch, data) VALUES (?, ?, ?)").bind([id, batch, _SamplePacking.pack(real.map(\.sanitized))]).run()
+                let data = _SamplePacking.pack(real.map(\.sanitized))
+                try db.prepare("INSERT INTO samples(stroke, batch, data, hash) VALUES (?, ?, ?, ?)")
+                    .bind([id, batch, data, Document.sha256(data)]).run()
             }
             strokeTable[id]?.stroke.samples += _SamplePacking.roundTrip(real)
             if let i = state.strokes.firstIndex(where: { $0.id == id }) { state.strokes[i] = strokeTable[id]! }
@@ -93,6 +95,7 @@ extension Document {
         try locked {
             try db.transaction(durable: true) {
                 try db.prepare("UPDATE strokes SET finished=1 WHERE id=?").bind([id]).run()
+                try Document.sealStroke(id, in: db)
             }
             strokeTable[id]?.finished = true
             if let i = state.strokes.firstIndex(where: { $0.id == id }) { state.strokes[i].finished = true }
@@ -106,6 +109,14 @@ extension Document {
         try appendSamples(stroke: id, stroke.samples)
         try endStroke(id)
         return id
+    }
+
+    /// Records a finished stroke's sample count and the hash of all its samples, in order.
+    static func sealStroke(_ id: Int, in db: _SQLite) throws {
+        var all: [UInt8] = []
+        try db.query("SELECT data FROM samples WHERE stroke=? ORDER BY batch", [id]) { all += $0.blob(0) }
+        try db.prepare("UPDATE strokes SET sample_count=?, samples_hash=? WHERE id=?")
+            .bind([all.count / _SamplePacking.size, sha256(all), id]).run()
     }
 
     func loadStrokes() throws -> [Int: DocumentStroke] {

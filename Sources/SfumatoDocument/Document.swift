@@ -27,7 +27,7 @@ import SfumatoInk
 /// ```
 public final class Document: @unchecked Sendable {
     /// Schema version this build writes (and the newest it reads).
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
     /// SQLite application id: "SFUM".
     static let applicationID = 0x5346_554D
 
@@ -56,6 +56,9 @@ public final class Document: @unchecked Sendable {
         }
         let temporary = path + ".creating-\(getpid())"
         unlink(temporary)
+        // An interrupted process removes the half-made file (and SQLite's files beside it).
+        let slots = [temporary, temporary + "-wal", temporary + "-shm"].map(TemporaryFiles.register)
+        defer { slots.forEach(TemporaryFiles.unregister) }
         do {
             let db = try _SQLite(path: temporary, create: true)
             try db.exec("PRAGMA journal_mode=WAL")
@@ -107,6 +110,9 @@ public final class Document: @unchecked Sendable {
             throw SfumatoError.corrupt("\(path): an SQLite database, but not a Sfumato document")
         }
         let version = try db.scalar("PRAGMA user_version") ?? 0
+        guard version >= 1 else {
+            throw SfumatoError.corrupt("\(path): the document's schema version \(version) is not one Sfumato ever wrote")
+        }
         guard version <= Document.schemaVersion else {
             throw SfumatoError.unsupported("\(path): made by a newer Sfumato (schema \(version); this one reads up to \(Document.schemaVersion))")
         }
@@ -207,7 +213,7 @@ public final class Document: @unchecked Sendable {
     /// Records an action (one durable transaction, truncating any redo branch) and applies it.
     public func apply(_ action: DocumentAction) throws {
         if case .stroke = action { throw SfumatoError.invalidArgument("strokes are added with beginStroke") }
-        try validate(action)
+        try Document.validate(action)
         try locked {
             try db.transaction(durable: true) {
                 try truncateRedo()
@@ -217,7 +223,7 @@ public final class Document: @unchecked Sendable {
         }
     }
 
-    func validate(_ action: DocumentAction) throws {
+    static func validate(_ action: DocumentAction) throws {
         switch action {
         case .edit(let step):
             let d = try FilterRegistry.filterType(named: step.filter).descriptor
@@ -298,7 +304,7 @@ public final class Document: @unchecked Sendable {
         try locked {
             var out: [HistoryEntry] = []
             try db.query("SELECT seq, kind, payload, created FROM actions ORDER BY seq") { s in
-                if let a = try? Document.decode(kind: s.text(1), payload: s.text(2)) {
+                if let a = try? Document.decode(kind: s.text(1), payload: s.text(2), sequence: s.int(0), path: path) {
                     out.append(HistoryEntry(sequence: s.int(0), action: a, applied: s.int(0) <= historyPosition,
                                             date: Date(timeIntervalSince1970: s.double(3))))
                 }
@@ -314,8 +320,8 @@ public final class Document: @unchecked Sendable {
             historyLength = try db.scalar("SELECT COUNT(*) FROM actions") ?? 0
             strokeTable = try loadStrokes()
             var s = DocumentState()
-            try db.query("SELECT kind, payload FROM actions WHERE seq <= ? ORDER BY seq", [historyPosition]) { row in
-                s.apply(try Document.decode(kind: row.text(0), payload: row.text(1)), strokes: strokeTable)
+            try db.query("SELECT seq, kind, payload FROM actions WHERE seq <= ? ORDER BY seq", [historyPosition]) { row in
+                s.apply(try Document.decode(kind: row.text(1), payload: row.text(2), sequence: row.int(0), path: path), strokes: strokeTable)
             }
             state = s
         }
@@ -335,6 +341,20 @@ public final class Document: @unchecked Sendable {
         case .stroke(let id, let layer): data = try e.encode(StrokePayload(stroke: id, layer: layer))
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// An action from its stored form; a plain error naming the action when it is damaged.
+    static func decode(kind: String, payload: String, sequence: Int, path: String) throws -> DocumentAction {
+        do {
+            let action = try decode(kind: kind, payload: payload)
+            // What is read back obeys the same rules as what is written (a hostile file is not trusted).
+            try validate(action)
+            return action
+        } catch let e as SfumatoError {
+            throw SfumatoError.corrupt("\(path): action \(sequence) is damaged (\(e.description))")
+        } catch {
+            throw SfumatoError.corrupt("\(path): action \(sequence) (\(kind.prefix(20))) is damaged: its data is not what this kind of action holds")
+        }
     }
 
     static func decode(kind: String, payload: String) throws -> DocumentAction {

@@ -94,13 +94,9 @@ enum ApplyCommand {
             do { try validate(step) } catch let e as SfumatoError { throw CLIError.usage(e.description) }
         }
         if let recipe = a.value("--recipe") {
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: recipe)) } catch {
-                throw CLIError.failure("\(recipe): cannot read (\(error.localizedDescription))")
-            }
-            let recipeSteps = try FilterSpecParser.parseRecipe(data, name: recipe)
+            let recipeSteps = try FilterSpecParser.parseRecipe(try _readInputFile(recipe, what: "recipe"), name: recipe)
             for step in recipeSteps {
-                do { try validate(step) } catch let e as SfumatoError { throw CLIError.failure("\(recipe): \(e.description)") }
+                do { try validate(step) } catch let e as SfumatoError { throw CLIError.usage("\(recipe): \(e.description)") }
             }
             steps += recipeSteps
         }

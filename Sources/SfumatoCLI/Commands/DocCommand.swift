@@ -66,9 +66,7 @@ enum DocCommand {
         }
         var steps = try a.all("--filter").map(FilterSpecParser.parse)
         if let r = a.value("--recipe") {
-            let data: Data
-            do { data = try Data(contentsOf: URL(fileURLWithPath: r)) } catch { throw CLIError.failure("\(r): cannot read") }
-            steps += try FilterSpecParser.parseRecipe(data, name: r)
+            steps += try FilterSpecParser.parseRecipe(try _readInputFile(r, what: "recipe"), name: r)
         }
         guard !steps.isEmpty else { throw CLIError.usage("doc apply needs --recipe R.json or -f FILTER") }
         // Check every step before recording any.
@@ -77,7 +75,7 @@ enum DocCommand {
             do {
                 let d = try FilterRegistry.filterType(named: s.filter).descriptor
                 _ = try d.arguments(values: s.values)
-            } catch let e as SfumatoError { throw CLIError.failure(e.description) }
+            } catch let e as SfumatoError { throw CLIError.usage(e.description) }
         }
         for s in recipe { try doc.apply(.edit(s)) }
         output.print("\(doc.path): \(recipe.count) edit(s) added; history \(doc.historyPosition)/\(doc.historyLength)")
@@ -94,11 +92,7 @@ enum DocCommand {
             guard let k = LayerKind(rawValue: l) else { throw CLIError.usage("--layer must be sketch or shade") }
             layer = k
         }
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: a.positionals[1])) } catch {
-            throw CLIError.failure("\(a.positionals[1]): cannot read")
-        }
-        let scene = try Scene.decode(data, name: a.positionals[1])
+        let scene = try Scene.decode(try _readInputFile(a.positionals[1], what: "scene"), name: a.positionals[1])
         for s in scene.strokes { try doc.addStroke(s.stroke, layer: layer) }
         output.print("\(doc.path): \(scene.strokes.count) stroke(s) added; history \(doc.historyPosition)/\(doc.historyLength)")
     }
@@ -150,18 +144,18 @@ enum DocCommand {
         let doc = try open(a, "check")
         let r = try doc.check()
         if a.has("--json") {
-            let o: [String: Any] = ["ok": r.ok, "schemaVersion": r.schemaVersion, "integrity": r.integrity, "actions": r.actions,
+            let o: [String: Any] = ["ok": r.ok, "schemaVersion": r.schemaVersion, "integrity": r.integrity, "problems": r.problems, "actions": r.actions,
                                     "position": r.position, "strokes": r.strokes, "samples": r.samples,
                                     "unfinishedStrokes": r.unfinishedStrokes, "images": r.images, "bytes": r.bytes]
             output.print(String(decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]), as: UTF8.self))
         } else {
             output.print("""
-                \(doc.path): \(r.ok ? "ok" : "PROBLEM: \(r.integrity)")
+                \(doc.path): \(r.ok ? "ok" : "PROBLEMS: \(r.summary)")
                   schema version \(r.schemaVersion), \(r.bytes) bytes
                   \(r.actions) actions (position \(r.position)), \(r.strokes) strokes (\(r.unfinishedStrokes) unfinished), \(r.samples) samples, \(r.images) image(s)
                 """)
         }
-        if !r.ok { throw CLIError.failure("\(doc.path): integrity check failed: \(r.integrity)") }
+        if !r.ok { throw CLIError.failure("\(doc.path): the check found \(r.problems.count + (r.integrity == "ok" ? 0 : 1)) problem(s): \(r.summary)") }
     }
 
     /// For the crash test: applies a stream of edits and strokes, printing `committed K` after

@@ -39,10 +39,7 @@ enum InkCommand {
             scale = v
         }
         let path = a.positionals[0]
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            throw CLIError.failure("\(path): cannot read (\(error.localizedDescription))")
-        }
+        let data = try _readInputFile(path, what: "scene")
         let scene = try Scene.decode(data, name: path)
         let layer = try scene.layer(scale: scale, format: fadeSteps > 0 ? .rgba8 : .rgbaFloat32)
         for _ in 0..<fadeSteps {

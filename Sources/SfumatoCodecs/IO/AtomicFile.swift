@@ -8,6 +8,8 @@ final class _AtomicFile {
     let temporaryPath: String
     private(set) var handle: UnsafeMutablePointer<FILE>?
     private var committed = false
+    /// Registered so that an interrupted process removes the temporary file.
+    private var slot: Int?
 
     init(path: String) throws {
         self.path = path
@@ -19,10 +21,12 @@ final class _AtomicFile {
             throw SfumatoError.io("\(path): cannot create a file there (\(String(cString: strerror(errno))))")
         }
         temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        slot = TemporaryFiles.register(temporaryPath)
         fchmod(fd, 0o644)
         guard let f = fdopen(fd, "wb") else {
             close(fd)
             unlink(temporaryPath)
+            TemporaryFiles.unregister(slot)
             throw SfumatoError.io("\(path): cannot open for writing")
         }
         handle = f
@@ -44,13 +48,16 @@ final class _AtomicFile {
         let closed = fclose(handle) == 0
         guard ok && closed else {
             unlink(temporaryPath)
+            TemporaryFiles.unregister(slot)
             throw SfumatoError.io("\(path): write failed (\(String(cString: strerror(errno))))")
         }
         guard rename(temporaryPath, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporaryPath)
+            TemporaryFiles.unregister(slot)
             throw SfumatoError.io("\(path): cannot rename into place (\(reason))")
         }
+        TemporaryFiles.unregister(slot)
         committed = true
     }
 
@@ -58,7 +65,10 @@ final class _AtomicFile {
     func discard() {
         if let handle { fclose(handle) }
         handle = nil
-        if !committed { unlink(temporaryPath) }
+        if !committed {
+            unlink(temporaryPath)
+            TemporaryFiles.unregister(slot)
+        }
         committed = true
     }
 

@@ -131,13 +131,26 @@ final class _Node: @unchecked Sendable {
     }
 
     let op: Op
-    let inputs: [_Node]
+    private(set) var inputs: [_Node]
     let extent: Rect
 
     init(_ op: Op, inputs: [_Node], extent: Rect) {
         self.op = op
         self.inputs = inputs
         self.extent = extent
+    }
+
+    /// Frees a chain of nodes in a loop: released one inside another's deinit, a recipe of
+    /// 60,000 steps overflowed the stack.
+    deinit {
+        var pending = inputs
+        inputs = []
+        while var node = pending.popLast() {
+            if isKnownUniquelyReferenced(&node) {
+                pending.append(contentsOf: node.inputs)
+                node.inputs = []
+            }
+        }
     }
 
     var summary: String {

@@ -21,6 +21,7 @@ final class _Plan: @unchecked Sendable {
         self.fuse = fuse
         self.threads = threads
         self.materialized = materialized
+        try _Plan.checkDepth(image.node, fuse: fuse)
         root = try build(image.node)
     }
 

@@ -225,8 +225,9 @@ public final class RenderContext: Sendable {
     private func run(_ image: Image, rect: Rect, destination: _Target,
                      materialized: [ObjectIdentifier: Bitmap]) throws {
         let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads, materialized: materialized)
-        try prepare(plan)
         let layout = stripLayout(rect)
+        try plan.checkReach(tile: Rect(x: rect.x, y: rect.y, width: tileWidth(plan, rect), height: layout.height))
+        try prepare(plan)
         for s in plan.streams { try s.beginPass(capacity: streamCapacity(plan, s, rect, layout)) }
         defer { plan.streams.forEach { $0.endPass() } }
         let tileWidth = tileWidth(plan, rect)

@@ -65,13 +65,17 @@ public struct PenSample: Sendable, Equatable {
     /// Whether the eraser end touches (buttons bit 32).
     public var isEraser: Bool { buttons & 32 != 0 }
 
+    /// The farthest a sanitized position lies from the origin, in document pixels (far beyond any
+    /// document: pixel arithmetic on it never overflows).
+    public static let coordinateLimit = 16_777_216.0
+
     /// The sample with every number finite and in range (NaN and infinities from a bad client
-    /// become defaults), so nothing downstream has to check.
+    /// become defaults, positions are kept within ``coordinateLimit``), so nothing downstream has to check.
     public var sanitized: PenSample {
         func f(_ v: Double, _ d: Double) -> Double { v.isFinite ? v : d }
         var s = self
-        s.x = f(x, 0)
-        s.y = f(y, 0)
+        s.x = min(max(f(x, 0), -Self.coordinateLimit), Self.coordinateLimit)
+        s.y = min(max(f(y, 0), -Self.coordinateLimit), Self.coordinateLimit)
         s.pressure = min(max(f(pressure, 0.5), 0), 1)
         s.altitude = min(max(f(altitude, .pi / 2), 0), .pi / 2)
         var az = f(azimuth, 0).truncatingRemainder(dividingBy: 2 * .pi)

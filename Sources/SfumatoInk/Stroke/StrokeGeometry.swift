@@ -46,7 +46,7 @@ enum _StrokeGeometry {
             let b2 = a2 * ((t3 - t) / (t3 - t1)) + a3 * ((t - t1) / (t3 - t1))
             return b1 * ((t2 - t) / (t2 - t1)) + b2 * ((t - t1) / (t2 - t1))
         }
-        let count = min(64, max(1, Int((chord * scale / 3).rounded(.up))))
+        let count = Int(min(64, max(1, (chord * scale / 3).rounded(.up))))   // in Double: no overflow
         var points: [(SIMD2<Double>, Double)] = [(b, 0)]
         for k in 1...count {
             let u = Double(k) / Double(count)
