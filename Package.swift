@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "SfumatoCodecsTests", dependencies: ["SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoFiltersTests", dependencies: ["SfumatoFilters", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoInkTests", dependencies: ["SfumatoInk", "SfumatoCodecs", "SfumatoTestSupport"]),
-        .testTarget(name: "SfumatoDocumentTests", dependencies: ["SfumatoDocument", "SfumatoCodecs", "SfumatoTestSupport"]),
+        .testTarget(name: "SfumatoDocumentTests", dependencies: ["SfumatoDocument", "SfumatoCodecs", "SfumatoTestSupport", "CSQLite"]),
         .testTarget(name: "SfumatoStudioTests", dependencies: ["SfumatoStudio", "SfumatoDocument", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoCLITests", dependencies: ["SfumatoCLI", "SfumatoFilters", "SfumatoTestSupport"]),
     ],

@@ -26,7 +26,7 @@ def cpu_seconds(pid):
 
 
 async def measure(url, pid, batches):
-    async with websockets.connect(url.replace("http", "ws") + "ws", max_size=None) as ws:
+    async with websockets.connect(url, max_size=None) as ws:
         await ws.send(json.dumps({"type": "hello", "viewport": {"width": 1280, "height": 744}, "dpr": 1,
                                   "acks": True, "rawRegions": True}))
         await ws.send(json.dumps({"type": "mode", "mode": "adjust"}))
@@ -66,7 +66,7 @@ def main():
     Image.open(PHOTOS / "rocket.jpg").convert("RGB").resize(PHOTO_SIZE, Image.LANCZOS).save(photo)
     server = Studio(binary, photo, folder).start()
     try:
-        cpu, frames = asyncio.run(measure(server.url, server.process.pid, batches))
+        cpu, frames = asyncio.run(measure(server.ws_url, server.process.pid, batches))
     finally:
         server.stop()
     print(f"{batches} pen batches, {frames} frames: server CPU {cpu * 1000:.0f} ms, "

@@ -195,6 +195,11 @@ class Studio:
                 return self
         raise AssertionError("sfumato studio did not print its URL within 30 s")
 
+    @property
+    def ws_url(self):
+        """The page's WebSocket, with the token."""
+        return self.base.replace("http", "ws", 1) + f"ws?token={self.token}"
+
     def kill(self):
         """SIGKILL: no chance to flush anything that was not already committed."""
         if self.process and self.process.poll() is None:

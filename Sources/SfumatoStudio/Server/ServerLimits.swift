@@ -5,7 +5,7 @@
 public struct ServerLimits: Sendable {
     /// Network connections open at once (HTTP and WebSocket, 1...4096); more are closed as
     /// they arrive.
-    public var maximumConnections = 128
+    public var maximumConnections = 512
     /// Pages (WebSockets) connected at once (1...256); more upgrades are refused with 503.
     public var maximumWebSockets = 8
     /// Request bodies (`POST /api/open`) over this are refused with 413.

@@ -137,10 +137,13 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
             // A page that leaves mid-stroke: the stroke ends at its last committed sample.
             if s.stroke != nil { endStroke(s) }
             if s.penDown && s.hold != .off { commitAdjust() }
-            s.work.async { s.preview = nil }
+            s.work.async {
+                s.preview = nil
+                // A page's preview is tens of megabytes: give them back to the system now.
+                _returnFreeMemory()
+            }
             log("page \(id) disconnected")
             publishDocument()
-            if sessions.isEmpty { _returnFreeMemory() }
         case .message(let inbound):
             defer { transport?.handled(id) }
             guard let s = sessions[id] else { return }
