@@ -16,6 +16,10 @@ let package = Package(
         .library(name: "SfumatoFilters", targets: ["SfumatoFilters"]),
         .library(name: "SfumatoInk", targets: ["SfumatoInk"]),
         .library(name: "SfumatoDocument", targets: ["SfumatoDocument"]),
+        .library(name: "SfumatoStudio", targets: ["SfumatoStudio"]),
+        .library(name: "SfumatoCLI", targets: ["SfumatoCLI"]),
+        // The fuzzers' entry points (Fuzz/ builds them with libFuzzer; the regression tests run them plain).
+        .library(name: "SfumatoFuzzing", targets: ["SfumatoFuzzing"]),
         .executable(name: "sfumato", targets: ["sfumato"]),
     ],
     targets: [
@@ -44,6 +48,7 @@ let package = Package(
         // The command-line tool: its commands live in a library so tests can drive them.
         .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument", "SfumatoStudio"]),
         .executableTarget(name: "sfumato", dependencies: ["SfumatoCLI"]),
+        .target(name: "SfumatoFuzzing", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoDocument", "SfumatoStudio", "SfumatoCLI"]),
 
         // The benchmark helper that Benchmarks/bench.py drives (times Sfumato in-process).
         .executableTarget(name: "sfumato-bench", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument"],
@@ -57,6 +62,7 @@ let package = Package(
         .testTarget(name: "SfumatoInkTests", dependencies: ["SfumatoInk", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoDocumentTests", dependencies: ["SfumatoDocument", "SfumatoCodecs", "SfumatoTestSupport", "CSQLite"]),
         .testTarget(name: "SfumatoStudioTests", dependencies: ["SfumatoStudio", "SfumatoDocument", "SfumatoCodecs", "SfumatoTestSupport"]),
+        .testTarget(name: "SfumatoFuzzTests", dependencies: ["SfumatoFuzzing", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoCLITests", dependencies: ["SfumatoCLI", "SfumatoFilters", "SfumatoTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -16,6 +16,9 @@ public enum HTTPMethod: String, Sendable, CaseIterable {
 
 /// An HTTP request as the server hands it to the studio.
 public struct HTTPRequest: Sendable {
+    /// Parses query strings (`a=1&b=two%20words`, each fragment may also come separately).
+    public static func parseQuery(_ fragments: [String]) -> [String: String] { _parseQuery(fragments) }
+
     public var method: HTTPMethod
     /// Path without the query string, e.g. `/api/render`.
     public var path: String
