@@ -7,7 +7,7 @@ import SfumatoStudio
 /// A studio in-process on a small document, fed messages and requests, with a transport that
 /// drops what it is sent (a fresh studio every few thousand inputs, so the document stays small).
 final class _FuzzStudio: @unchecked Sendable {
-    nonisolated(unsafe) static let shared = _FuzzStudio()
+    static let shared = _FuzzStudio()
 
     final class Sink: MessageTransport, @unchecked Sendable {
         func send(_ id: Int, _ data: [UInt8], binary: Bool) {}
@@ -18,6 +18,8 @@ final class _FuzzStudio: @unchecked Sendable {
 
     private var studio: Studio?
     private var runs = 0
+    /// One input at a time (libFuzzer calls from one thread; the regression tests from several).
+    private let lock = NSLock()
     private let sink = Sink()
     private let policy = AccessPolicy(token: "0123456789abcdef0123456789abcdef", port: 8080, secure: false)
 
@@ -42,6 +44,8 @@ final class _FuzzStudio: @unchecked Sendable {
 
     /// A WebSocket message: decoded, and when it decodes, acted on (text), or a camera frame (binary).
     func message(_ data: [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
         let s = current()
         _ = try? ClientMessage.decode(data)
         s.webSocketMessage(1, data.first == 0x43 ? .binary(data) : .text(data))
@@ -50,6 +54,8 @@ final class _FuzzStudio: @unchecked Sendable {
 
     /// A request: "METHOD PATH?QUERY" on the first line, then `Name: value` headers, a blank line and a body.
     func request(_ data: [UInt8]) {
+        lock.lock()
+        defer { lock.unlock() }
         let s = current()
         let text = String(decoding: data.prefix(8192), as: UTF8.self)
         let (head, body) = text.range(of: "\n\n").map { (String(text[..<$0.lowerBound]), Array(text[$0.upperBound...].utf8)) } ?? (text, [])

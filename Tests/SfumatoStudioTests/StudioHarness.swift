@@ -72,7 +72,21 @@ final class RecordingTransport: MessageTransport, @unchecked Sendable {
         studio?.webSocketDrained(id)
     }
 
-    func page(_ id: Int) -> Page { lock.withLock { pages[id] ?? Page() } }
+    /// A copy of what a page has received (made under the lock: never sharing storage with the
+    /// arrays the studio's threads append to).
+    func page(_ id: Int) -> Page {
+        lock.withLock {
+            guard let p = pages[id] else { return Page() }
+            var copy = Page()
+            copy.texts = p.texts.map { $0 }
+            copy.frames = p.frames.map { $0 }
+            copy.held = p.held.map { $0 }
+            copy.isHeld = p.isHeld
+            copy.handled = p.handled
+            copy.closed = p.closed
+            return copy
+        }
+    }
     func texts(_ id: Int, type: String) -> [[String: Any]] { page(id).texts.filter { $0["type"] as? String == type } }
     func errors(_ id: Int) -> [String] { texts(id, type: "error").compactMap { $0["message"] as? String } }
     func clear(_ id: Int) { lock.withLock { pages[id]?.texts = []; pages[id]?.frames = [] } }

@@ -1,54 +1,59 @@
 import Foundation
+import Synchronization
 
 /// Files being written under temporary names, removed if the process is interrupted.
 ///
 /// ``installSignalCleanup()`` makes SIGINT, SIGTERM, SIGHUP and SIGQUIT delete every registered
 /// file and then end the process as the signal would have. The handler only reads a fixed table
-/// of C strings and calls `unlink`, both safe in a signal handler.
+/// of path buffers (allocated once, never freed) and calls `unlink`, both safe in a signal handler.
 public enum TemporaryFiles {
-    static let capacity = 256
-    /// Slots of `strdup`ed paths; a slot is written under `lock`, read by the handler without it.
-    nonisolated(unsafe) static let slots: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
-        let p = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
-        p.initialize(repeating: nil, count: capacity)
+    /// Files that can be registered at once; more are only removed by ordinary error handling.
+    static let capacity = 64
+    /// Longest path kept (longer ones are not registered).
+    static let pathBytes = 4096
+    /// `capacity` buffers of `pathBytes`: a slot's path is valid while its flag is set.
+    nonisolated(unsafe) static let buffers = UnsafeMutablePointer<CChar>.allocate(capacity: capacity * pathBytes)
+    nonisolated(unsafe) static let inUse: UnsafeMutablePointer<UInt8> = {
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        p.initialize(repeating: 0, count: capacity)
         return p
     }()
-    static let lock = NSLock()
+    static let lock = Mutex(())
 
-    /// Registers a path; returns its slot (nil when the table is full: the file is then only
-    /// removed by normal error handling).
+    /// Registers a path; returns its slot, or nil (table full, or path too long).
     public static func register(_ path: String) -> Int? {
-        lock.withLock {
-            for i in 0..<capacity where slots[i] == nil {
-                slots[i] = strdup(path)
+        let bytes = Array(path.utf8)
+        guard bytes.count < pathBytes else { return nil }
+        return lock.withLock { _ in
+            for i in 0..<capacity where inUse[i] == 0 {
+                let slot = buffers + i * pathBytes
+                bytes.withUnsafeBytes { memcpy(slot, $0.baseAddress!, bytes.count) }
+                slot[bytes.count] = 0
+                inUse[i] = 1
                 return i
             }
             return nil
         }
     }
 
-    /// Forgets a slot (the file was renamed into place or removed).
+    /// Forgets a slot (its file was renamed into place or removed).
     public static func unregister(_ slot: Int?) {
         guard let slot else { return }
-        lock.withLock {
-            let p = slots[slot]
-            slots[slot] = nil
-            // A handler running now on another thread may still read the old pointer: keep it
-            // alive (a few bytes per file written is a small price for never unlinking garbage).
-            _ = p
-        }
+        lock.withLock { _ in inUse[slot] = 0 }
     }
 
     /// Installs the handlers (once per process). The studio installs its own for a clean stop.
     public static func installSignalCleanup() {
+        _ = buffers
+        _ = inUse
         for s in [SIGINT, SIGTERM, SIGHUP, SIGQUIT] { signal(s, _temporaryFilesSignalHandler) }
     }
 }
 
 /// Removes every registered temporary file, then dies of the signal (default action).
 func _temporaryFilesSignalHandler(_ signalNumber: Int32) {
-    for i in 0..<TemporaryFiles.capacity {
-        if let p = TemporaryFiles.slots[i] { unlink(p) }
+    for i in 0..<TemporaryFiles.capacity where TemporaryFiles.inUse[i] != 0 {
+        unlink(TemporaryFiles.buffers + i * TemporaryFiles.pathBytes)
     }
     signal(signalNumber, SIG_DFL)
     raise(signalNumber)

@@ -60,6 +60,7 @@ extension Studio {
             log("opened \(safe) as \(path)")
             for s in sessions.values {
                 s.stroke = nil
+                publish(s)
                 s.work.async { s.preview = nil }
                 resize(s)
             }

@@ -4,17 +4,36 @@ import SfumatoDocument
 import SfumatoInk
 
 /// One connected page.
+///
+/// Two threads share it, each with its own fields: the studio's queue owns the page's input state
+/// (viewport, held button, stroke in progress, pen down); the page's `work` queue owns its pixels
+/// and frame scheduling. What the frames need of the input state reaches `work` as a copy
+/// (``WorkView``, sent by ``Studio/publish(_:)``), never by reading the other side's fields.
 final class _Session: @unchecked Sendable {
     let id: Int
     /// Serial queue for this page's pixels (preview caches, rasterising, frames).
     let work: DispatchQueue
+
+    /// The input state the frames need, as `work` sees it.
+    struct WorkView {
+        /// The stroke in progress, drawn over the layers until it ends.
+        var active: StrokeRenderer?
+        /// A pen is down with an Adjust pair held: frames go out as drafts.
+        var dragging = false
+        var beforeAfter = false
+    }
+    /// (on `work`)
+    var view = WorkView()
+
+    // Input state (on the studio's queue).
     var viewport = (width: 1280, height: 800)
     var dpr = 1.0
     var preview: _Preview?
     var hello = false
     /// Adjust's spring-loaded mode while a button is held.
     var hold: AdjustMode = .off
-    /// The stroke in progress: document stroke id, page stroke id, layer, renderer (used on `work`).
+    /// The stroke in progress: document stroke id, page stroke id, layer, renderer (its renderer is
+    /// drawn into on `work`).
     var stroke: (document: Int, page: Int, layer: LayerKind, renderer: StrokeRenderer)?
     var penDown = false
     var lastPenPage = -1

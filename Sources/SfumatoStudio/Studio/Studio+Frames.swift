@@ -12,6 +12,13 @@ extension Studio {
         return st
     }
 
+    /// Sends `work` the input state its frames need (call on `queue` after changing it, before
+    /// queueing work that depends on it).
+    func publish(_ s: _Session) {
+        let v = _Session.WorkView(active: s.stroke?.renderer, dragging: s.penDown && s.hold != .off, beforeAfter: s.beforeAfter)
+        s.work.async { s.view = v }
+    }
+
     /// A page's preview size: the photo fitted into its viewport in device pixels, never larger
     /// than the photo or than ``StudioLimits/previewPixels``.
     func previewSize(_ s: _Session) -> (width: Int, height: Int) {
@@ -32,7 +39,7 @@ extension Studio {
                     s.preview = nil   // the old one's memory goes before the new one's is taken
                     s.preview = try _Preview(width: pw, height: ph, documentWidth: doc.width)
                 }
-                try s.preview!.update(document: doc, state: state, beforeAfter: s.beforeAfter)
+                try s.preview!.update(document: doc, state: state, beforeAfter: s.view.beforeAfter)
                 s.preview!.updateInk(state)
                 self.schedule(s, dirty: s.preview!.bounds, batch: s.batch, full: true)
             } catch {
@@ -70,7 +77,7 @@ extension Studio {
         let doc = document
         s.work.async {
             guard let p = s.preview else { return }
-            do { try p.update(document: doc, state: state, beforeAfter: s.beforeAfter) } catch { self.log("render: \(error)") }
+            do { try p.update(document: doc, state: state, beforeAfter: s.view.beforeAfter) } catch { self.log("render: \(error)") }
             self.schedule(s, dirty: p.bounds, batch: s.batch, full: true)
         }
     }
@@ -100,7 +107,7 @@ extension Studio {
             }
             // While a pen drags the colour parameters, send reduced drafts (a third of each side); the full frame comes
             // when the pen lifts (commitAdjust refreshes).
-            if s.fullFrame, s.penDown, s.hold != .off, let st = s.pendingState {
+            if s.fullFrame, s.view.dragging, let st = s.pendingState {
                 s.pendingState = nil
                 s.dirty = .zero
                 s.fullFrame = false
@@ -111,7 +118,7 @@ extension Studio {
                 s.pendingState = nil
                 let t0 = _now()
                 do {
-                    try p.update(document: self.document, state: st, beforeAfter: s.beforeAfter)
+                    try p.update(document: self.document, state: st, beforeAfter: s.view.beforeAfter)
                     if s.pendingInk { p.updateInk(st); s.pendingInk = false }
                 } catch { self.log("render: \(error)") }
                 if _trace { self.log(String(format: "picture %.1f ms", _now() - t0)) }
@@ -119,9 +126,9 @@ extension Studio {
             let region = s.fullFrame ? p.bounds : s.dirty.insetBy(dx: -2, dy: -2).intersection(p.bounds)
             s.dirty = .zero
             s.fullFrame = false
-            let active = s.stroke.map { [$0.renderer] } ?? []
+            let active = s.view.active.map { [$0] } ?? []
             let t0 = _now()
-            p.compose(region, active: active, showInk: !s.beforeAfter)
+            p.compose(region, active: active, showInk: !s.view.beforeAfter)
             let t1 = _now()
             let raw = s.rawRegions && region.width * region.height <= _Session.rawRegionPixels
             guard let image = raw ? p.rawPixels(region) : p.jpeg(region) else { return }
@@ -144,10 +151,10 @@ extension Studio {
     func sendDraft(_ s: _Session, _ p: _Preview, _ st: DocumentState) {
         do {
             let t0 = _now()
-            if p.base == nil { try p.update(document: document, state: st, beforeAfter: s.beforeAfter) }
+            if p.base == nil { try p.update(document: document, state: st, beforeAfter: s.view.beforeAfter) }
             // A page on this machine takes the draft's pixels as they are: no JPEG to encode
             // here or to decode there, for about 1.5 ms of CPU a draft (see docs/STUDIO-PROTOCOL.md).
-            guard let draft = try p.renderDraft(document: document, state: st, beforeAfter: s.beforeAfter),
+            guard let draft = try p.renderDraft(document: document, state: st, beforeAfter: s.view.beforeAfter),
                   let bytes = s.rawRegions ? _rawBytes(draft, Rect(width: draft.width, height: draft.height)) : _encodeJPEG(draft, quality: 80)
             else { return }
             if _trace { log(String(format: "draft frame %d batch %d: %.1f ms (%d bytes)", s.sequence + 1, s.batch, _now() - t0, bytes.count)) }

@@ -31,6 +31,7 @@ extension Studio {
         case .hold(let m):
             if m == .off && s.hold != .off { commitAdjust() }
             s.hold = m
+            publish(s)
             let label = PencilController.label(liveAdjust ?? document.state.adjust, mode: m)
             s.work.async {
                 // Sent from the work queue, after any frame already on its way with the old pair's label.
@@ -81,6 +82,7 @@ extension Studio {
             undoRedo(false)
         case .beforeAfter(let on):
             s.beforeAfter = on
+            publish(s)
             refresh(s)
         case .camera(let on):
             s.cameraOn = on

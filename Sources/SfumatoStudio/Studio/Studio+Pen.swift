@@ -18,6 +18,7 @@ extension Studio {
         let phase = message.phase
         if phase == .down { s.penDown = true }
         if phase.ends { s.penDown = false }
+        publish(s)
 
         if mode == .adjust {
             if s.hold != .off, let last = list.last {
@@ -57,6 +58,7 @@ extension Studio {
             let id = try document.beginStroke(layer: layer, brush: settings, fades: fades)
             let renderer = StrokeRenderer(settings: settings, scale: scale, clip: Rect(width: size.width, height: size.height))
             s.stroke = (id, message.stroke, layer, renderer)
+            publish(s)
             stopFade()
         }
         guard let stroke = s.stroke else { return }
@@ -91,6 +93,8 @@ extension Studio {
         guard let stored = state.strokes.first(where: { $0.id == stroke.document }) else { return }
         let fades = stored.stroke.fades
         s.work.async {
+            // In the same block as the commit, so no frame shows the stroke neither live nor in its layer.
+            if s.view.active === stroke.renderer { s.view.active = nil }
             guard let preview = s.preview else { return }
             let dirty = stroke.renderer.finish().union(stroke.renderer.bounds)
             let area = (fades ? preview.fading : (stroke.layer == .shade ? preview.shade : preview.sketch)).commit(stroke.renderer)

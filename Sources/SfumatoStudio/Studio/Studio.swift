@@ -60,6 +60,8 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         publishDocument()
     }
 
+    deinit { fadeTimer?.cancel() }
+
     /// Mode and brush as the document last had them.
     func loadSettings() {
         if let m = document.setting("mode").flatMap(StudioMode.init(rawValue:)) { mode = m }
