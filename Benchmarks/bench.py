@@ -163,8 +163,12 @@ class SfumatoBench:
 
 
 def source_photo() -> Path:
-    shared = Path("/work/shared/data/pencilcontroller-DSCF0786.jpg")
-    return shared if shared.is_file() else ROOT / "Tests" / "Fixtures" / "photos" / "rocket.jpg"
+    """The photo the benchmark images are resampled from: the first of SFUMATO_EXTRA_PHOTOS (photos that
+    may be measured but not shipped) when set, else the bundled rocket."""
+    for extra in os.environ.get("SFUMATO_EXTRA_PHOTOS", "").split(":"):
+        if extra and Path(extra).is_file():
+            return Path(extra)
+    return ROOT / "Tests" / "Fixtures" / "photos" / "rocket.jpg"
 
 
 def make_image(src: Path, w: int, h: int, png: bool = True) -> tuple[Path, Path | None]:

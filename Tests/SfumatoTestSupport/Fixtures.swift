@@ -14,16 +14,16 @@ public enum Fixtures {
     /// Names of the bundled photos.
     public static let bundledPhotos = ["astronaut.png", "camera.png", "chelsea.png", "coffee.png", "hubble_deep_field.jpg", "rocket.jpg"]
 
-    /// The PencilController photo, which may be used in tests but not shipped: read from the
-    /// shared data folder beside the repository when it is there.
-    public static var pencilControllerPhoto: String? {
-        let p = root.deletingLastPathComponent().appendingPathComponent("shared/data/pencilcontroller-DSCF0786.jpg").path
-        return FileManager.default.fileExists(atPath: p) ? p : nil
+    /// More photos to test on, which may be used in tests but not shipped (a camera original
+    /// without a licence, say): the paths in `SFUMATO_EXTRA_PHOTOS`, separated by colons.
+    public static var extraPhotos: [String] {
+        (ProcessInfo.processInfo.environment["SFUMATO_EXTRA_PHOTOS"] ?? "").split(separator: ":").map(String.init)
+            .filter { FileManager.default.fileExists(atPath: $0) }
     }
 
     /// Paths of every available real photo.
     public static var photoPaths: [String] {
-        bundledPhotos.map { photoFolder.appendingPathComponent($0).path } + [pencilControllerPhoto].compactMap { $0 }
+        bundledPhotos.map { photoFolder.appendingPathComponent($0).path } + extraPhotos
     }
 
     /// Path of a bundled photo.

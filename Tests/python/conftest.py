@@ -23,8 +23,10 @@ def sfumato() -> str:
 
 
 def real_photo() -> pathlib.Path:
-    """The PencilController photo when the shared data folder is there, else a bundled one
-    without a colour profile to convert (Sfumato converts embedded profiles to sRGB on reading,
-    Pillow does not, so a profiled photo would compare different pixels)."""
-    shared = ROOT.parent / "shared" / "data" / "pencilcontroller-DSCF0786.jpg"
-    return shared if shared.exists() else PHOTOS / "hubble_deep_field.jpg"
+    """The first photo of SFUMATO_EXTRA_PHOTOS (colon-separated paths of photos that may be used in tests
+    but not shipped) when set, else a bundled one without a colour profile to convert (Sfumato converts
+    embedded profiles to sRGB on reading, Pillow does not, so a profiled photo would compare different pixels)."""
+    for extra in os.environ.get("SFUMATO_EXTRA_PHOTOS", "").split(":"):
+        if extra and pathlib.Path(extra).exists():
+            return pathlib.Path(extra)
+    return PHOTOS / "hubble_deep_field.jpg"
