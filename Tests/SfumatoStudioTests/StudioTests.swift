@@ -260,6 +260,23 @@ struct StudioTests {
         #expect(call(.post, "/api/open", body: Array("not an image".utf8)).status == 400)
     }
 
+    @Test("previews within their limits: each page's, and all pages' together")
+    func previewBudget() throws {
+        var limits = StudioLimits()
+        limits.previewPixels = 600_000
+        limits.allPreviewPixels = 1_000_000
+        let h = try StudioHarness(photo: "hubble_deep_field.jpg", limits: limits)
+        h.connect(1, width: 4000, height: 4000)
+        h.connect(2, width: 4000, height: 4000)
+        h.settle()
+        func pixels(_ id: Int) -> Int {
+            let f = h.transport.page(id).frames.last!
+            return (f.header["previewWidth"] as! Int) * (f.header["previewHeight"] as! Int)
+        }
+        #expect(pixels(1) <= 600_000 && pixels(1) > 550_000, "\(pixels(1))")
+        #expect(pixels(2) <= 1_000_000 - pixels(1) + 2_000 && pixels(2) > 300_000, "\(pixels(2))")
+    }
+
     @Test("a render whose client left stops")
     func cancelledRender() throws {
         let h = try StudioHarness()

@@ -29,6 +29,8 @@ final class _Session: @unchecked Sendable {
     var viewport = (width: 1280, height: 800)
     var dpr = 1.0
     var preview: _Preview?
+    /// The preview's size in pixels, as last decided (on the studio's queue).
+    var previewPixels = 0
     var hello = false
     /// Adjust's spring-loaded mode while a button is held.
     var hold: AdjustMode = .off

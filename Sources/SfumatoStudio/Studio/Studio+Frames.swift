@@ -20,18 +20,25 @@ extension Studio {
     }
 
     /// A page's preview size: the photo fitted into its viewport in device pixels, never larger
-    /// than the photo or than ``StudioLimits/previewPixels``.
+    /// than the photo, than ``StudioLimits/previewPixels``, or than what the other pages leave of
+    /// ``StudioLimits/allPreviewPixels``.
     func previewSize(_ s: _Session) -> (width: Int, height: Int) {
         let w = Double(max(document.width, 1)), h = Double(max(document.height, 1))
-        let cap = (Double(limits.previewPixels) / (w * h)).squareRoot()
+        let others = sessions.values.filter { $0 !== s && $0.hello }.reduce(0) { $0 + $1.previewPixels }
+        let allowed = max(min(limits.previewPixels, limits.allPreviewPixels - others), min(1 << 18, limits.previewPixels))
+        let cap = (Double(allowed) / (w * h)).squareRoot()
         let scale = min(Double(s.viewport.width) * s.dpr / w, Double(s.viewport.height) * s.dpr / h, 1, cap)
-        return (max(1, Int((w * scale).rounded())), max(1, Int((h * scale).rounded())))
+        let rounded = (max(1, Int((w * scale).rounded())), max(1, Int((h * scale).rounded())))
+        // Rounding up must not take a capped preview past its cap.
+        if rounded.0 * rounded.1 > allowed { return (max(1, Int(w * scale)), max(1, Int(h * scale))) }
+        return rounded
     }
 
     /// (Re)builds a page's preview for its viewport and sends a full frame.
     func resize(_ s: _Session) {
         let doc = document
         let (pw, ph) = previewSize(s)
+        s.previewPixels = pw * ph
         let state = visibleState
         s.work.async {
             do {

@@ -197,6 +197,9 @@ public struct StudioLimits: Sendable {
     /// Largest preview, in pixels (a 4K screen is 8.3 million): a page asking for more gets a
     /// preview scaled down to this.
     public var previewPixels = 8_388_608
+    /// Largest sum of every page's preview pixels (about 1.2 GB of layers): later pages get
+    /// smaller previews, never under 512x512 worth.
+    public var allPreviewPixels = 25_165_824
     /// Memory that `GET /api/render` and `/api/export` may hold at once, in bytes; a render that
     /// would need more waits for others to finish.
     public var renderMemoryBytes = 1 << 30
