@@ -290,3 +290,17 @@ def test_an_interrupted_apply_leaves_no_temporary_file(sfumato, tmp_path, sig):
     p.wait(20)
     assert p.returncode == -sig
     assert list(out.iterdir()) == []
+
+
+def test_a_photo_bomb_is_refused_from_its_header(studio):
+    """A few hundred bytes that claim a 30000x30000 image: refused before anything is decoded."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 30000, 30000, 8, 6, 0, 0, 0)) \
+        + chunk(b"IDAT", zlib.compress(b"\0" * 1000)) + chunk(b"IEND", b"")
+    status, _, body = studio.request("/api/open?name=bomb.png", "POST", png)
+    assert status == 413 and b"megapixels" in body, (status, body[:200])
+    assert studio.document()["width"] == 640

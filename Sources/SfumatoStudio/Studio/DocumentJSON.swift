@@ -1,4 +1,5 @@
 import Foundation
+import SfumatoCodecs
 import SfumatoCore
 import SfumatoDocument
 import SfumatoFilters
@@ -45,6 +46,11 @@ extension Studio {
         var base = (safe.isEmpty ? "photo" : (safe as NSString).deletingPathExtension)
         if base.isEmpty { base = "photo" }
         do {
+            // Checked from the header before anything is decoded: a small file can claim a huge image.
+            let info = try ImageIO.info(bytes: bytes, name: safe.isEmpty ? "photo" : safe)
+            guard info.width * info.height <= limits.openPixels else {
+                return .error(413, "a \(info.width)x\(info.height) photo is over the studio's limit of \(limits.openPixels / 1_000_000) megapixels")
+            }
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             var path = folder.appendingPathComponent(base + ".sfumato").path
             var n = 2

@@ -207,6 +207,8 @@ public struct StudioLimits: Sendable {
     public var rendersWaiting = 4
     /// Largest render, in output pixels.
     public var renderPixels = 200_000_000
+    /// Largest photo a page may open (`POST /api/open`), in pixels.
+    public var openPixels = 100_000_000
 
     public init() {}
 }
