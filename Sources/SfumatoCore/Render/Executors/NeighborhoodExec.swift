@@ -1,0 +1,106 @@
+import Foundation
+
+/// A neighbourhood kernel over its region of interest.
+final class _NeighborhoodExec: _Exec, @unchecked Sendable {
+    let input: _Exec
+    let kernel: any NeighborhoodKernel
+    /// Whether the kernel runs on 8-bit tiles (RGBA, or grey when `useGray`).
+    let useBytes: Bool
+    /// Whether it runs on grey tiles, a byte a pixel (a grey source and a kernel that takes grey);
+    /// a grey source through a kernel without grey runs on RGBA bytes, expanded exactly.
+    let useGray: Bool
+    /// The kind the input is read as.
+    let inputKind: TileKind
+
+    init(_ input: _Exec, _ kernel: any NeighborhoodKernel, extent: Rect) {
+        self.input = input
+        self.kernel = kernel
+        useBytes = kernel.supportsBytes && (input.natural == .byte || input.natural == .gray)
+        useGray = useBytes && kernel.supportsGray && input.natural == .gray
+        inputKind = useGray ? .gray : (useBytes ? .byte : .float)
+        super.init(extent: extent, natural: inputKind, children: [input])
+    }
+
+    /// Opaque where the kernel never reads past the input (an infinite one, clamped edges).
+    override var opaqueWithin: Bool { input.extent.isInfinite && useBytes && input.opaqueWithin && kernel.keepsOpaque }
+
+    override var explanation: String {
+        "\(kernel.name)\(kernel.detail.isEmpty ? "" : " (\(kernel.detail))") on \(useGray ? "8-bit grey" : useBytes ? "8-bit" : "float") tiles"
+    }
+
+    /// Pixels whose neighbourhood reaches past the input's edge (where the kernel meets
+    /// transparent pixels and partial alpha appears) are computed in float when they go straight
+    /// to the output: 8-bit premultiplied values would lose precision there. Only those pixels:
+    /// a tile on the border is split into the part whose neighbourhood stays inside (8-bit) and
+    /// the strips along the edge (float), so a border costs its few rows, not whole tiles.
+    /// Grey into a grey destination needs no split: grey has no alpha, and transparent black
+    /// beyond the edge stored as grey is black, what the grey kernel reads there.
+    override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        let roi = kernel.regionOfInterest(for: rect, bytes: useBytes)
+        let grayToGray = useGray && d.format == .gray8
+        if useBytes && !grayToGray && !input.extent.isInfinite && !input.extent.contains(roi) {
+            // Outputs whose neighbourhood lies inside the input: the input inset by the margins
+            // the kernel reads beyond an output rectangle.
+            let e = input.extent
+            let left = rect.x - roi.x, top = rect.y - roi.y, right = roi.maxX - rect.maxX, bottom = roi.maxY - rect.maxY
+            let safe = Rect(x: e.x + left, y: e.y + top, width: e.width - left - right, height: e.height - top - bottom)
+                .intersection(rect)
+            if safe.isEmpty {
+                try storeInFloat(rect, into: d, w)
+                return
+            }
+            try storeBytes(safe, into: d, w)
+            let strips = [Rect(x: rect.x, y: rect.y, width: rect.width, height: safe.y - rect.y),
+                          Rect(x: rect.x, y: safe.maxY, width: rect.width, height: rect.maxY - safe.maxY),
+                          Rect(x: rect.x, y: safe.y, width: safe.x - rect.x, height: safe.height),
+                          Rect(x: safe.maxX, y: safe.y, width: rect.maxX - safe.maxX, height: safe.height)]
+            for strip in strips where !strip.isEmpty { try storeInFloat(strip, into: d, w) }
+            return
+        }
+        try storeBytes(rect, into: d, w)
+    }
+
+    /// 8-bit results for an 8-bit destination are computed in the destination's own rows (no
+    /// tile to fill and copy out): premultiplied as the kernel leaves them, then made straight in
+    /// place where the destination wants it (opaque pixels are the same either way).
+    private func storeBytes(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        let kind: TileKind? = d.format == .gray8 ? .gray : d.format == .rgba8 ? .byte : nil
+        guard useBytes, let kind, kind == inputKind, d.encoding == .srgb, d.rowBytes % kind.bytesPerPixel == 0 else {
+            return try super.store(rect, into: d, w)
+        }
+        let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: true), kind, w)
+        defer { w.scratch.releaseAll() }
+        let bpp = kind.bytesPerPixel
+        let base = (d.row(rect.y) + (rect.x - d.rect.x) * bpp).assumingMemoryBound(to: UInt8.self)
+        let out = ByteTile(rect: rect, base: base, stride: d.rowBytes / bpp, channels: bpp)
+        if kind == .gray { return try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch) }
+        try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch)
+        // Opaque results are straight already (this runs only where the neighbourhood lies inside the input).
+        if d.alpha == .premultiplied || (input.opaqueWithin && kernel.keepsOpaque) { return }
+        for y in rect.y..<rect.maxY {
+            let row = out.row(y)
+            _Convert.storeBytes(row, rect.width, premultiplied: false, row)
+        }
+    }
+
+    private func storeInFloat(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: false), .float, w)
+        let out = w.buffer(.float, rect)
+        defer { w.scratch.releaseAll() }
+        try kernel.apply(input: src.floatTile, output: out.floatTile, scratch: w.scratch)
+        _Exec.write(out, rows: rect, into: d, w)
+    }
+
+    override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
+        let roi = kernel.regionOfInterest(for: rect, bytes: useBytes)
+        let src = try input.produce(roi, inputKind, w)
+        let out = w.buffer(natural, rect)
+        defer { w.scratch.releaseAll() }
+        if useBytes {
+            try kernel.apply(input: src.byteTile, output: out.byteTile, scratch: w.scratch)
+        } else {
+            try kernel.apply(input: src.floatTile, output: out.floatTile, scratch: w.scratch)
+        }
+        return _convert(out, to: kind, w)
+    }
+}

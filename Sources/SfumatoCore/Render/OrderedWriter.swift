@@ -1,0 +1,63 @@
+import Foundation
+
+/// Hands strips to a sink in order, whichever thread finishes them; one thread writes at a time
+/// while the others keep computing.
+final class _OrderedWriter: @unchecked Sendable {
+    private let sink: any RowSink
+    private let rowBytes: Int
+    private let lock = NSLock()
+    private let writing = NSLock()
+    private var pending: [Int: (UnsafeMutableRawPointer, Int)] = [:]
+    private var nextIndex = 0
+    /// Called (by the writing thread) after strip `index` reached the sink.
+    var onWritten: (Int) -> Void = { _ in }
+
+    init(sink: any RowSink, rowBytes: Int) {
+        self.sink = sink
+        self.rowBytes = rowBytes
+    }
+
+    func deliver(index: Int, rows: UnsafeMutableRawPointer, count: Int) throws {
+        lock.lock()
+        pending[index] = (rows, count)
+        lock.unlock()
+        try drain()
+    }
+
+    func drain() throws {
+        while true {
+            guard writing.try() else { return }
+            do {
+                while true {
+                    lock.lock()
+                    let item = pending.removeValue(forKey: nextIndex)
+                    lock.unlock()
+                    guard let (rows, count) = item else { break }
+                    defer { rows.deallocate() }
+                    try sink.write(rows: rows, rowBytes: rowBytes, count: count)
+                    onWritten(nextIndex)
+                    nextIndex += 1
+                }
+            } catch {
+                writing.unlock()
+                throw error
+            }
+            writing.unlock()
+            // A strip may have arrived between the last check and the unlock.
+            lock.lock()
+            let more = pending[nextIndex] != nil
+            lock.unlock()
+            if !more { return }
+        }
+    }
+
+    func flush() throws {
+        try drain()
+        lock.lock()
+        let left = pending.count
+        for (_, (p, _)) in pending { p.deallocate() }
+        pending.removeAll()
+        lock.unlock()
+        if left > 0 { throw SfumatoError.io("render finished with \(left) strip(s) unwritten") }
+    }
+}

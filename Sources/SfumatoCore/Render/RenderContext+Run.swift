@@ -1,0 +1,127 @@
+import Foundation
+
+// The render's plan, strips and destinations: what `render` and `histogram` run.
+extension RenderContext {
+    enum _Target {
+        case memory(_Destination)
+        case sink(any RowSink, PixelFormat, ColorEncoding, AlphaMode)
+    }
+
+    struct _StripLayout {
+        let height: Int
+        let count: Int
+    }
+
+    func stripLayout(_ r: Rect) -> _StripLayout {
+        // At least four strips per thread when the image allows, so threads finish together.
+        let wanted = max(8, (r.height + 4 * options.threads - 1) / (4 * options.threads))
+        let h = max(1, min(options.tileHeight, wanted))
+        return _StripLayout(height: h, count: (r.height + h - 1) / h)
+    }
+
+    /// The tile width for a render of `rect`: the option's, twice that on grey tiles.
+    func tileWidth(_ plan: _Plan, _ rect: Rect) -> Int {
+        min(options.tileWidth * (plan.root.natural == .gray ? 2 : 1), rect.width)
+    }
+
+    /// Strips allowed in flight beyond the oldest unfinished one.
+    var window: Int { 2 * options.threads }
+
+    func streamCapacity(_ plan: _Plan, _ s: _StreamExec, _ r: Rect, _ layout: _StripLayout) -> Int {
+        // The rows one strip in the middle needs, times the strips that can be in flight.
+        let midY = r.y + (layout.count / 2) * layout.height
+        let strip = Rect(x: r.x, y: midY, width: r.width, height: layout.height)
+        let need = plan.region(of: s, for: strip, from: plan.root)
+        let span = need.isEmpty ? layout.height : need.height
+        return span + (window + 1) * layout.height + 16
+    }
+
+    func prepare(_ plan: _Plan) throws {
+        for h in plan.histograms {
+            var results: [Histogram] = []
+            for input in h.inputs { results.append(try count(input, plan: plan, bins: h.mapping.bins)) }
+            h.install(results)
+        }
+    }
+
+    /// Renders `exec` over its extent tile by tile and counts values.
+    func count(_ exec: _Exec, plan: _Plan, bins: Int) throws -> Histogram {
+        let r = exec.extent
+        let layout = stripLayout(r)
+        for s in plan.streams { try s.beginPass(capacity: streamCapacity(plan, s, r, layout)) }
+        let partials = _Locked<[Histogram]>([])
+        try schedule(r, layout, plan: plan) { rect, w in
+            let b = try exec.produce(rect, exec.natural, w)
+            var h = Histogram(bins: bins)
+            _countHistogram(b, into: &h)
+            partials.withLock { $0.append(h) }
+        } finish: { _ in }
+        var total = Histogram(bins: bins)
+        for p in partials.withLock({ $0 }) { total.merge(p) }
+        return total
+    }
+
+    func run(_ image: Image, rect: Rect, destination: _Target) throws {
+        do {
+            try run(image, rect: rect, destination: destination, materialized: [:])
+        } catch is _StreamWindowMiss {
+            // A recipe read its streamed source out of order (a rotation, a huge kernel):
+            // decode the sources whole and render again.
+            var decoded: [ObjectIdentifier: Bitmap] = [:]
+            for s in _streamSources(image.node) {
+                decoded[ObjectIdentifier(s)] = try _decodeWhole(s)
+            }
+            try run(image, rect: rect, destination: destination, materialized: decoded)
+        }
+    }
+
+    func run(_ image: Image, rect: Rect, destination: _Target,
+             materialized: [ObjectIdentifier: Bitmap]) throws {
+        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads, materialized: materialized)
+        let layout = stripLayout(rect)
+        try plan.checkReach(tile: Rect(x: rect.x, y: rect.y, width: tileWidth(plan, rect), height: layout.height))
+        try prepare(plan)
+        for s in plan.streams { try s.beginPass(capacity: streamCapacity(plan, s, rect, layout)) }
+        defer { plan.streams.forEach { $0.endPass() } }
+        let tileWidth = tileWidth(plan, rect)
+
+        switch destination {
+        case .memory(let d):
+            try schedule(rect, layout, plan: plan) { strip, w in
+                var x = strip.x
+                while x < strip.maxX {
+                    let tw = min(tileWidth, strip.maxX - x)
+                    try plan.root.store(Rect(x: x, y: strip.y, width: tw, height: strip.height), into: d, w)
+                    x += tw
+                }
+            } finish: { _ in }
+        case .sink(let sink, let format, let encoding, let alpha):
+            let rowBytes = rect.width * format.bytesPerPixel
+            let writer = _OrderedWriter(sink: sink, rowBytes: rowBytes)
+            let state = _ScheduleState(count: layout.count, window: window)
+            // A strip counts as done once written, so unwritten strips are bounded by the window.
+            writer.onWritten = { state.done($0) }
+            let strips = _Locked<[Int: UnsafeMutableRawPointer]>([:])
+            defer { strips.withLock { for (_, p) in $0 { p.deallocate() } } }
+            try schedule(rect, layout, state: state) { strip, w in
+                let buffer = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * strip.height, alignment: 64)
+                strips.withLock { $0[strip.y] = buffer }
+                let d = _Destination(base: buffer, rowBytes: rowBytes, rect: strip, format: format,
+                                     encoding: encoding, alpha: alpha)
+                var x = strip.x
+                while x < strip.maxX {
+                    let tw = min(tileWidth, strip.maxX - x)
+                    try plan.root.store(Rect(x: x, y: strip.y, width: tw, height: strip.height), into: d, w)
+                    x += tw
+                }
+            } finish: { strip in
+                guard let buffer = strips.withLock({ $0.removeValue(forKey: strip.y) }) else { return }
+                try writer.deliver(index: (strip.y - rect.y) / layout.height, rows: buffer, count: strip.height)
+            }
+            try writer.flush()
+        }
+    }
+
+    /// Runs `body` for each strip of `rect` on the context's threads, strips handed out top to
+    /// bottom and never more than `window` ahead of the oldest unfinished one; `finish` runs
+}
