@@ -37,9 +37,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "Benchmarks" / "work"
@@ -110,7 +110,7 @@ class SfumatoBench:
                 break
             except (FileNotFoundError, OSError) as e:  # ETXTBSY while the linker writes it
                 if attempt == 9:
-                    raise SfumatoFailure(f"cannot start {binary}: {e}")
+                    raise SfumatoFailure(f"cannot start {binary}: {e}") from e
                 time.sleep(3)
         self.command(f"threads {threads}")
 
@@ -847,7 +847,7 @@ def run_cli(row: Row, warmup: int, rounds: int) -> None:
                                        stderr=subprocess.PIPE, text=True, timeout=600)
                 except OSError as e:  # ETXTBSY while the linker writes it
                     if attempt == 9:
-                        raise SfumatoFailure(f"{row.op}: cannot run {cmd[0]}: {e}")
+                        raise SfumatoFailure(f"{row.op}: cannot run {cmd[0]}: {e}") from e
                     time.sleep(3)
                     continue
                 ms = (time.perf_counter() - t0) * 1000
@@ -892,7 +892,7 @@ def run_row(row: Row, warmup: int, rounds: int, budget_s: float) -> None:
                 raise
             except Exception as e:
                 if t == "sfumato":
-                    raise SfumatoFailure(f"{row.op}: {e}")
+                    raise SfumatoFailure(f"{row.op}: {e}") from e
                 row.failed[t] = f"{type(e).__name__}: {e}".splitlines()[0][:200]
                 continue
             spent[t] += ms
@@ -1029,7 +1029,7 @@ def run_e2e(e: E2E, sfumato: Path, warmup: int, rounds: int, launcher: Launcher)
                 wall, mb = launcher.run(cmd, env)
             except Exception as ex:
                 if t.startswith("sfumato"):
-                    raise SfumatoFailure(f"end to end {e.image}: {' '.join(cmd)}: {ex}")
+                    raise SfumatoFailure(f"end to end {e.image}: {' '.join(cmd)}: {ex}") from ex
                 e.failed[t] = str(ex).splitlines()[0][:200]
                 continue
             if r >= warmup:

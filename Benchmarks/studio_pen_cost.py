@@ -12,7 +12,6 @@ import pathlib
 import struct
 import sys
 import tempfile
-import time
 
 import websockets
 

@@ -184,7 +184,6 @@ def swift(n, ops, outputs):
     compute = [op for op in ops if op[0] != 'in']
     inputs = {op[1]: (op[2], op[3]) for op in ops if op[0] == 'in'}
     chunks = [compute[i:i + CHUNK] for i in range(0, len(compute), CHUNK)]
-    chunk_of = {op[1]: k for k, chunk in enumerate(chunks) for op in chunk}
     last_use = {}
     for k, chunk in enumerate(chunks):
         for op in chunk:
@@ -214,7 +213,7 @@ def swift(n, ops, outputs):
     name = f"_medians{n}x{n}"
     lines = [
         f"/// The medians of {BLOCK} neighbouring {n}x{n} windows from their {columns} sorted columns: rank `r`",
-        f"/// (0 = smallest) of column `c` is the 16 bytes at `planes + (4 * r + c % 4) * planeBytes + 4 * (c / 4)`",
+        "/// (0 = smallest) of column `c` is the 16 bytes at `planes + (4 * r + c % 4) * planeBytes + 4 * (c / 4)`",
         f"/// (MedianBlocks.swift's phase planes). Leaves the median of window `t` (columns `t ... t + {n - 1}`)",
         f"/// in `slots[{name}Outputs[t]]`; `slots` holds at least `{name}Slots` vectors. {len(compute)} lane-wise",
         "/// min/max operations.",
@@ -247,7 +246,6 @@ def swift(n, ops, outputs):
         lines.append("}")
     sorter = [f"/// Sorts `v[0 ..< {n}]` lane by lane ({len(SORTERS[n])} exchanges).", "@inline(__always)",
               f"func _sort{n}(_ v: UnsafeMutablePointer<SIMD16<UInt8>>) {{"]
-    names = [f"v.pointee" if i == 0 else f"v[{i}]" for i in range(n)]
     current = {i: f"a{i}" for i in range(n)}
     sorter += [f"    let a{i} = v[{i}]" for i in range(n)]
     fresh = 0

@@ -100,8 +100,10 @@ enum BenchServer {
             let source = float ? floats[key]! : gray ? grays[key]! : images[key]!
             var recipe = Image(bitmap: source)
             for spec in specs { recipe = try apply(spec, to: recipe) }
-            let context = RenderContext(options: .init(workingSpace: ws, threads: threads, tileWidth: tileSize.width,
-                                                                tileHeight: tileSize.height, fusion: fusion))
+            let context = RenderContext(
+                options: .init(
+                    workingSpace: ws, threads: threads, tileWidth: tileSize.width,
+                    tileHeight: tileSize.height, fusion: fusion))
             if command == "explain" {
                 reply(try context.explain(recipe, rect: source.bounds, format: gray ? .gray8 : .rgba8))
                 reply("end")
@@ -110,8 +112,9 @@ enum BenchServer {
             // The output is allocated inside the timed region, as the peers' are (and freed before
             // the next run, so a same-sized render may reuse its memory, as theirs could).
             let t0 = now()
-            let out = try context.render(recipe, rect: source.bounds, format: float ? .rgbaFloat32 : gray ? .gray8 : .rgba8,
-                                         alpha: float ? .premultiplied : .straight)
+            let out = try context.render(
+                recipe, rect: source.bounds, format: float ? .rgbaFloat32 : gray ? .gray8 : .rgba8,
+                alpha: float ? .premultiplied : .straight)
             let ms = now() - t0
             withExtendedLifetime(out) {}
             reply("ms \(ms)")

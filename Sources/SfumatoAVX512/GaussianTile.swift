@@ -9,312 +9,332 @@
 // a quarter less work, the one thing the baseline cannot skip.
 
 #if arch(x86_64)
-import _Builtin_intrinsics.intel
+    import _Builtin_intrinsics.intel
 
-// Nothing here is a type or a generic: the module is compiled for AVX-512, and any value
-// witness or specialisation it emitted could be chosen by the linker over the baseline copy of
-// the same symbol elsewhere (the Python suite checks the binary for AVX code outside it).
+    // Nothing here is a type or a generic: the module is compiled for AVX-512, and any value
+    // witness or specialisation it emitted could be chosen by the linker over the baseline copy of
+    // the same symbol elsewhere (the Python suite checks the binary for AVX code outside it).
 
-/// Words from one row of the word buffers to the next: the passes run in whole 128-word steps
-/// and read up to 128 words past a row's last value.
-@inline(__always)
-private func _rowWords(width: Int, radius r: Int, words: Int) -> Int { (((width &+ 2 &* r) &* words &+ 127) & ~127) &+ 128 }
+    /// Words from one row of the word buffers to the next: the passes run in whole 128-word steps
+    /// and read up to 128 words past a row's last value.
+    @inline(__always)
+    private func _rowWords(width: Int, radius r: Int, words: Int) -> Int { (((width &+ 2 &* r) &* words &+ 127) & ~127) &+ 128 }
 
-/// Scratch `_gaussianTileAVX512` uses ahead of its word buffers: the broadcast weights (64 bytes
-/// each, up to radius `r`), then seven 64-byte permute tables.
-@inline(__always)
-private func _headerWords(radius r: Int) -> Int { 32 &* (r &+ 1) &+ 256 }
+    /// Scratch `_gaussianTileAVX512` uses ahead of its word buffers: the broadcast weights (64 bytes
+    /// each, up to radius `r`), then seven 64-byte permute tables.
+    @inline(__always)
+    private func _headerWords(radius r: Int) -> Int { 32 &* (r &+ 1) &+ 256 }
 
-/// The 16-bit words of scratch `_gaussianTileAVX512` needs for a tile (alpha included, since a
-/// tile may turn out not to be opaque).
-public func _gaussianTileScratchWordsAVX512(width: Int, height: Int, bytesPerPixel: Int, radius r: Int, interpolatingRows: Bool) -> Int {
-    let rowWords = _rowWords(width: width, radius: r, words: bytesPerPixel)
-    // Input rows, vertical-pass rows, (interpolating) the anchor rows' horizontal results, and
-    // one output row.
-    let rows = interpolatingRows ? (height &+ 2 &* r &+ 6) &+ 2 &* (height / 2 &+ 4) &+ 1 : (height &+ 2 &* r) &+ height &+ 1
-    return _headerWords(radius: r) &+ rows &* rowWords &+ 256
-}
+    /// The 16-bit words of scratch `_gaussianTileAVX512` needs for a tile (alpha included, since a
+    /// tile may turn out not to be opaque).
+    public func _gaussianTileScratchWordsAVX512(width: Int, height: Int, bytesPerPixel: Int, radius r: Int, interpolatingRows: Bool) -> Int {
+        let rowWords = _rowWords(width: width, radius: r, words: bytesPerPixel)
+        // Input rows, vertical-pass rows, (interpolating) the anchor rows' horizontal results, and
+        // one output row.
+        let rows = interpolatingRows ? (height &+ 2 &* r &+ 6) &+ 2 &* (height / 2 &+ 4) &+ 1 : (height &+ 2 &* r) &+ height &+ 1
+        return _headerWords(radius: r) &+ rows &* rowWords &+ 256
+    }
 
-/// Blurs one tile of `width` x `height` pixels of `bytesPerPixel` bytes (4 RGBA, 1 grey):
-/// `input` is pixel (−r, −m) of the output's input region, where the row margin m is r, or r + 3
-/// with `interpolatingRows` (rows `inputStride` bytes apart), `output` pixel (0, 0) (rows
-/// `outputStride` bytes apart). `pairs[k]` is twice the 0.16 weight at distance k, `centre` the
-/// centre weight. With `dropAlpha` (RGBA whose fixed-point weights give 255 back for 255), an
-/// input region found all opaque is filtered in R, G, B only and alpha written 255.
-/// With `interpolatingRows`, only rows even in image coordinates are filtered (`oddFirstRow`
-/// says whether output row 0 is odd) and each odd row is the cubic midpoint of the four even
-/// rows around it (`_midRowWords`). `scratch` holds `_gaussianTileScratchWordsAVX512` words.
-@inline(never)
-public func _gaussianTileAVX512(input: UnsafeRawPointer, inputStride: Int, output: UnsafeMutableRawPointer, outputStride: Int,
-                                width: Int, height: Int, bytesPerPixel bpp: Int, dropAlpha: Bool,
-                                radius r: Int, centre: UInt16, pairs: UnsafePointer<UInt16>,
-                                interpolatingRows: Bool, oddFirstRow: Bool,
-                                scratch: UnsafeMutablePointer<UInt16>) {
-    let weights = UnsafeMutableRawPointer(scratch), tables = weights + 64 &* (r &+ 1)
-    var k = 1
-    while k <= r {
-        weights.storeBytes(of: _mm512_set1_epi16(Int16(bitPattern: pairs[k])), toByteOffset: 64 &* k, as: __m512i.self)
-        k &+= 1
-    }
-    _buildTables(tables)
-    let body = weights + 2 &* _headerWords(radius: r)
-    let margin = interpolatingRows ? r &+ 3 : r
-    let inRows = height &+ 2 &* margin, inPixels = width &+ 2 &* r
-    // Opaque RGBA leaves alpha out; the first alpha below 255 met while converting starts the
-    // conversion again with it.
-    var words = bpp
-    if dropAlpha {
-        let rowWords = _rowWords(width: width, radius: r, words: 3)
-        var y = 0
-        while y < inRows && _wordsFromBytes(input + y &* inputStride, pixels: inPixels, bytesPerPixel: bpp, dropAlpha: true,
-                                            tables: tables, into: body + 2 &* y &* rowWords) {
-            y &+= 1
-        }
-        if y == inRows { words = 3 }
-    }
-    let rgb = words == 3
-    let rowWords = _rowWords(width: width, radius: r, words: words), inWords = inPixels &* words
-    let rowBytes = 2 &* rowWords, count = width &* words
-    if !rgb {
-        var y = 0
-        while y < inRows {
-            _ = _wordsFromBytes(input + y &* inputStride, pixels: inPixels, bytesPerPixel: bpp, dropAlpha: false,
-                                tables: tables, into: body + y &* rowBytes)
-            y &+= 1
-        }
-    }
-    let w = UnsafeRawPointer(weights)
-    let source = body                                                      // inRows rows of words
-    let vertical = source + inRows &* rowBytes                             // a row per filtered row
-    if !interpolatingRows {
-        let line = vertical + height &* rowBytes
-        _verticalWords(source, rowBytes: rowBytes, firstCentre: r, centreStep: 1, rows: height, radius: r, centre: centre,
-                       weights: w, count: inWords, into: vertical)
-        var y = 0
-        while y < height {
-            _horizontalWords(vertical + (y &* rowBytes &+ 2 &* r &* words), step: words, radius: r, centre: centre,
-                             weights: w, count: count, into: line)
-            _bytesFromWords(line, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
-            y &+= 1
-        }
-        return
-    }
-    // Even rows (image coordinates) from the first one an output row needs (row −2, or −3 when
-    // row 0 is odd) to the last (height + 1 or height + 2).
-    let first = oddFirstRow ? -3 : -2
-    let last = oddFirstRow ? ((height &+ 3) & ~1) &- 1 : (height &+ 2) & ~1
-    let anchors = (last &- first) / 2 &+ 1
-    let filtered = vertical + anchors &* rowBytes, line = filtered + anchors &* rowBytes
-    _verticalWords(source, rowBytes: rowBytes, firstCentre: first &+ margin, centreStep: 2, rows: anchors, radius: r,
-                   centre: centre, weights: w, count: inWords, into: vertical)
-    var j = 0
-    while j < anchors {
-        _horizontalWords(vertical + (j &* rowBytes &+ 2 &* r &* words), step: words, radius: r, centre: centre,
-                         weights: w, count: count, into: filtered + j &* rowBytes)
-        j &+= 1
-    }
-    var y = 0
-    while y < height {
-        let anchor = (y &- first) >> 1                                     // the even row at or above y
-        var row = UnsafeRawPointer(filtered + anchor &* rowBytes)
-        if (y &- first) & 1 == 1 {
-            let above = filtered + (anchor &- 1) &* rowBytes
-            _midRowWords(above, above + rowBytes, above + 2 &* rowBytes, above + 3 &* rowBytes, count: count, into: line)
-            row = UnsafeRawPointer(line)
-        }
-        _bytesFromWords(row, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
-        y &+= 1
-    }
-}
-
-/// The cubic (Catmull-Rom) midpoint of rows b and c with neighbours a and d, in the baseline's
-/// integer steps: m = avg(b, c), e = avg(a, d), m + ((m >> 1) − (e >> 1)) >> 2 (arithmetic),
-/// saturated to 0...65535; for i in 0..<count rounded up to whole 32-word steps.
-@inline(__always)
-private func _midRowWords(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ c: UnsafeRawPointer, _ d: UnsafeRawPointer,
-                          count: Int, into o: UnsafeMutableRawPointer) {
-    let zero = _mm512_setzero_si512()
-    var i = 0
-    while i < 2 &* count {
-        let m = _mm512_avg_epu16(b.loadUnaligned(fromByteOffset: i, as: __m512i.self), c.loadUnaligned(fromByteOffset: i, as: __m512i.self))
-        let e = _mm512_avg_epu16(a.loadUnaligned(fromByteOffset: i, as: __m512i.self), d.loadUnaligned(fromByteOffset: i, as: __m512i.self))
-        let delta = _mm512_srai_epi16(_mm512_sub_epi16(_mm512_srli_epi16(m, 1), _mm512_srli_epi16(e, 1)), 2)
-        let up = _mm512_max_epi16(delta, zero), down = _mm512_max_epi16(_mm512_sub_epi16(zero, delta), zero)
-        o.storeBytes(of: _mm512_subs_epu16(_mm512_adds_epu16(m, up), down), toByteOffset: i, as: __m512i.self)
-        i &+= 64
-    }
-}
-
-/// The seven byte-index tables for vpermb/vpermt2b, 64 bytes each at `t`: 0...2 take R, G, B of
-/// 32 RGBA pixels into the high bytes of 96 words (word g is channel g % 3 of pixel g / 3); 3 and
-/// 4 take 64 bytes into the high bytes of 64 words; 5 takes the high bytes of 48 words back to
-/// 16 RGBA pixels (alpha bytes are ORed in after); 6 takes the high bytes of 64 words.
-@inline(__always)
-private func _buildTables(_ t: UnsafeMutableRawPointer) {
-    @inline(__always) func put(_ table: Int, _ i: Int, _ v: Int) {
-        t.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: 64 &* table &+ i, as: UInt8.self)
-    }
-    var i = 0
-    while i < 64 {
-        let word = i >> 1, g1 = 32 &+ word, g2 = 64 &+ word
-        put(0, i, (word / 3) &* 4 &+ word % 3)
-        put(1, i, (g1 / 3) &* 4 &+ g1 % 3)
-        put(2, i, (g2 / 3) &* 4 &+ g2 % 3)
-        put(3, i, word)
-        put(4, i, 32 &+ word)
-        put(5, i, i & 3 == 3 ? 0 : 2 &* ((i >> 2) &* 3 &+ (i & 3)) &+ 1)
-        put(6, i, 2 &* i &+ 1)
-        i &+= 1
-    }
-}
-
-@inline(__always)
-private func _tableAt(_ t: UnsafeMutableRawPointer, _ k: Int) -> __m512i { UnsafeRawPointer(t).loadUnaligned(fromByteOffset: 64 &* k, as: __m512i.self) }
-
-/// One row of pixels to words (byte x 256): every byte, or R, G, B of RGBA. Leaving alpha out,
-/// returns false (and stops) at the first alpha below 255.
-@inline(__always)
-private func _wordsFromBytes(_ s: UnsafeRawPointer, pixels: Int, bytesPerPixel: Int, dropAlpha: Bool,
-                             tables: UnsafeMutableRawPointer, into d: UnsafeMutableRawPointer) -> Bool {
-    let odd: UInt64 = 0xAAAA_AAAA_AAAA_AAAA           // the high byte of each word
-    if dropAlpha {
-        // 32 pixels (128 bytes) -> 96 words.
-        let t0 = _tableAt(tables, 0), t1 = _tableAt(tables, 1), t2 = _tableAt(tables, 2)
-        let full = _mm512_set1_epi8(-1), alphaBytes: UInt64 = 0x8888_8888_8888_8888
-        let bytes = 4 &* pixels
-        var i = 0, o = 0
-        while i < bytes {
-            let n = bytes &- i
-            let m0: UInt64 = n >= 64 ? ~0 : (1 &<< UInt64(n)) &- 1
-            let m1: UInt64 = n >= 128 ? ~0 : (n <= 64 ? 0 : (1 &<< UInt64(n &- 64)) &- 1)
-            let a = _mm512_maskz_loadu_epi8(m0, s + i), b = _mm512_maskz_loadu_epi8(m1, s + (i &+ 64))
-            // 255 - byte, tested at the alpha bytes actually loaded.
-            let missingA = _mm512_andnot_si512(a, full), missingB = _mm512_andnot_si512(b, full)
-            if _mm512_mask_test_epi8_mask(m0 & alphaBytes, missingA, missingA) | _mm512_mask_test_epi8_mask(m1 & alphaBytes, missingB, missingB) != 0 {
-                return false
-            }
-            d.storeBytes(of: _mm512_maskz_permutex2var_epi8(odd, a, t0, b), toByteOffset: o, as: __m512i.self)
-            d.storeBytes(of: _mm512_maskz_permutex2var_epi8(odd, a, t1, b), toByteOffset: o &+ 64, as: __m512i.self)
-            d.storeBytes(of: _mm512_maskz_permutex2var_epi8(odd, a, t2, b), toByteOffset: o &+ 128, as: __m512i.self)
-            i &+= 128; o &+= 192
-        }
-        return true
-    } else {
-        let t0 = _tableAt(tables, 3), t1 = _tableAt(tables, 4)
-        let bytes = bytesPerPixel &* pixels
-        var i = 0
-        while i < bytes {
-            let n = bytes &- i
-            let mask: UInt64 = n >= 64 ? ~0 : (1 &<< UInt64(n)) &- 1
-            let a = _mm512_maskz_loadu_epi8(mask, s + i)
-            d.storeBytes(of: _mm512_maskz_permutexvar_epi8(odd, t0, a), toByteOffset: 2 &* i, as: __m512i.self)
-            d.storeBytes(of: _mm512_maskz_permutexvar_epi8(odd, t1, a), toByteOffset: 2 &* i &+ 64, as: __m512i.self)
-            i &+= 64
-        }
-        return true
-    }
-}
-
-/// One row of finished words (the byte in the high half) to pixels; alpha 255 where dropped.
-@inline(__always)
-private func _bytesFromWords(_ s: UnsafeRawPointer, pixels: Int, bytesPerPixel: Int, dropAlpha: Bool,
-                             tables: UnsafeMutableRawPointer, into d: UnsafeMutableRawPointer) {
-    if dropAlpha {
-        // 16 pixels (64 bytes) from 48 words (in the first 128 bytes at s).
-        let t = _tableAt(tables, 5)
-        let alpha = _mm512_set1_epi32(Int32(bitPattern: 0xFF00_0000))
-        let bytes = 4 &* pixels
-        var i = 0, o = 0
-        while i < bytes {
-            let n = bytes &- i
-            let mask: UInt64 = n >= 64 ? ~0 : (1 &<< UInt64(n)) &- 1
-            let a = s.loadUnaligned(fromByteOffset: o, as: __m512i.self), b = s.loadUnaligned(fromByteOffset: o &+ 64, as: __m512i.self)
-            _mm512_mask_storeu_epi8(d + i, mask, _mm512_or_si512(_mm512_permutex2var_epi8(a, t, b), alpha))
-            i &+= 64; o &+= 96
-        }
-    } else {
-        let t = _tableAt(tables, 6)
-        let bytes = bytesPerPixel &* pixels
-        var i = 0
-        while i < bytes {
-            let n = bytes &- i
-            let mask: UInt64 = n >= 64 ? ~0 : (1 &<< UInt64(n)) &- 1
-            let a = s.loadUnaligned(fromByteOffset: 2 &* i, as: __m512i.self), b = s.loadUnaligned(fromByteOffset: 2 &* i &+ 64, as: __m512i.self)
-            _mm512_mask_storeu_epi8(d + i, mask, _mm512_permutex2var_epi8(a, t, b))
-            i &+= 64
-        }
-    }
-}
-
-/// out[y][i] = mulhi(in[c][i], centre) + Σₖ mulhi(avg(in[c − k][i], in[c + k][i]), w[k]) with centre row
-/// c = firstCentre + y·centreStep
-/// for i in 0..<count (rounded up to whole 128-word steps, which the buffers have room for), in
-/// strips of 256 words taken top to bottom. `w[k]` is pairs[k] in every lane.
-@inline(__always)
-private func _verticalWords(_ s: UnsafeRawPointer, rowBytes: Int, firstCentre: Int, centreStep: Int, rows: Int, radius r: Int, centre: UInt16,
-                            weights w: UnsafeRawPointer, count: Int, into d: UnsafeMutableRawPointer) {
-    let c = _mm512_set1_epi16(Int16(bitPattern: centre))
-    var strip = 0
-    while strip < count {
-        let stripEnd = strip &+ 256 < count ? strip &+ 256 : count
-        var y = 0
-        while y < rows {
-            let centreRow = s + (firstCentre &+ y &* centreStep) &* rowBytes, out = d + y &* rowBytes
-            var i = 2 &* strip
-            // Four vectors (128 words) a step: each weight is loaded once for four sums.
-            while i < 2 &* stripEnd {
-                @inline(__always) func load(_ p: UnsafeRawPointer, _ j: Int) -> __m512i { p.loadUnaligned(fromByteOffset: i &+ 64 &* j, as: __m512i.self) }
-                var a0 = _mm512_mulhi_epu16(load(centreRow, 0), c), a1 = _mm512_mulhi_epu16(load(centreRow, 1), c)
-                var a2 = _mm512_mulhi_epu16(load(centreRow, 2), c), a3 = _mm512_mulhi_epu16(load(centreRow, 3), c)
-                var above = centreRow, below = centreRow
-                var k = 1
-                while k <= r {
-                    above -= rowBytes; below += rowBytes
-                    let wk = w.loadUnaligned(fromByteOffset: 64 &* k, as: __m512i.self)
-                    a0 = _mm512_add_epi16(a0, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 0), load(below, 0)), wk))
-                    a1 = _mm512_add_epi16(a1, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 1), load(below, 1)), wk))
-                    a2 = _mm512_add_epi16(a2, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 2), load(below, 2)), wk))
-                    a3 = _mm512_add_epi16(a3, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 3), load(below, 3)), wk))
-                    k &+= 1
-                }
-                out.storeBytes(of: a0, toByteOffset: i, as: __m512i.self)
-                out.storeBytes(of: a1, toByteOffset: i &+ 64, as: __m512i.self)
-                out.storeBytes(of: a2, toByteOffset: i &+ 128, as: __m512i.self)
-                out.storeBytes(of: a3, toByteOffset: i &+ 192, as: __m512i.self)
-                i &+= 256
-            }
-            y &+= 1
-        }
-        strip = stripEnd
-    }
-}
-
-/// out[i] = 128 + mulhi(m[i], centre) + Σₖ mulhi(avg(m[i − step·k], m[i + step·k]), w[k]) for
-/// i in 0..<count, rounded up to whole 128-word steps (`m` readable that far plus step·r either
-/// side).
-@inline(__always)
-private func _horizontalWords(_ m: UnsafeRawPointer, step: Int, radius r: Int, centre: UInt16,
-                              weights w: UnsafeRawPointer, count: Int, into d: UnsafeMutableRawPointer) {
-    let c = _mm512_set1_epi16(Int16(bitPattern: centre)), half = _mm512_set1_epi16(128)
-    var i = 0
-    while i < count {
-        @inline(__always) func at(_ j: Int) -> __m512i { m.loadUnaligned(fromByteOffset: 2 &* (i &+ j), as: __m512i.self) }
-        var a0 = _mm512_add_epi16(_mm512_mulhi_epu16(at(0), c), half), a1 = _mm512_add_epi16(_mm512_mulhi_epu16(at(32), c), half)
-        var a2 = _mm512_add_epi16(_mm512_mulhi_epu16(at(64), c), half), a3 = _mm512_add_epi16(_mm512_mulhi_epu16(at(96), c), half)
+    /// Blurs one tile of `width` x `height` pixels of `bytesPerPixel` bytes (4 RGBA, 1 grey):
+    /// `input` is pixel (−r, −m) of the output's input region, where the row margin m is r, or r + 3
+    /// with `interpolatingRows` (rows `inputStride` bytes apart), `output` pixel (0, 0) (rows
+    /// `outputStride` bytes apart). `pairs[k]` is twice the 0.16 weight at distance k, `centre` the
+    /// centre weight. With `dropAlpha` (RGBA whose fixed-point weights give 255 back for 255), an
+    /// input region found all opaque is filtered in R, G, B only and alpha written 255.
+    /// With `interpolatingRows`, only rows even in image coordinates are filtered (`oddFirstRow`
+    /// says whether output row 0 is odd) and each odd row is the cubic midpoint of the four even
+    /// rows around it (`_midRowWords`). `scratch` holds `_gaussianTileScratchWordsAVX512` words.
+    @inline(never)
+    public func _gaussianTileAVX512(
+        input: UnsafeRawPointer, inputStride: Int, output: UnsafeMutableRawPointer, outputStride: Int,
+        width: Int, height: Int, bytesPerPixel bpp: Int, dropAlpha: Bool,
+        radius r: Int, centre: UInt16, pairs: UnsafePointer<UInt16>,
+        interpolatingRows: Bool, oddFirstRow: Bool,
+        scratch: UnsafeMutablePointer<UInt16>
+    ) {
+        let weights = UnsafeMutableRawPointer(scratch), tables = weights + 64 &* (r &+ 1)
         var k = 1
         while k <= r {
-            let wk = w.loadUnaligned(fromByteOffset: 64 &* k, as: __m512i.self), o = step &* k
-            a0 = _mm512_add_epi16(a0, _mm512_mulhi_epu16(_mm512_avg_epu16(at(-o), at(o)), wk))
-            a1 = _mm512_add_epi16(a1, _mm512_mulhi_epu16(_mm512_avg_epu16(at(32 &- o), at(32 &+ o)), wk))
-            a2 = _mm512_add_epi16(a2, _mm512_mulhi_epu16(_mm512_avg_epu16(at(64 &- o), at(64 &+ o)), wk))
-            a3 = _mm512_add_epi16(a3, _mm512_mulhi_epu16(_mm512_avg_epu16(at(96 &- o), at(96 &+ o)), wk))
+            weights.storeBytes(of: _mm512_set1_epi16(Int16(bitPattern: pairs[k])), toByteOffset: 64 &* k, as: __m512i.self)
             k &+= 1
         }
-        d.storeBytes(of: a0, toByteOffset: 2 &* i, as: __m512i.self)
-        d.storeBytes(of: a1, toByteOffset: 2 &* i &+ 64, as: __m512i.self)
-        d.storeBytes(of: a2, toByteOffset: 2 &* i &+ 128, as: __m512i.self)
-        d.storeBytes(of: a3, toByteOffset: 2 &* i &+ 192, as: __m512i.self)
-        i &+= 128
+        _buildTables(tables)
+        let body = weights + 2 &* _headerWords(radius: r)
+        let margin = interpolatingRows ? r &+ 3 : r
+        let inRows = height &+ 2 &* margin, inPixels = width &+ 2 &* r
+        // Opaque RGBA leaves alpha out; the first alpha below 255 met while converting starts the
+        // conversion again with it.
+        var words = bpp
+        if dropAlpha {
+            let rowWords = _rowWords(width: width, radius: r, words: 3)
+            var y = 0
+            while y < inRows
+                && _wordsFromBytes(
+                    input + y &* inputStride, pixels: inPixels, bytesPerPixel: bpp, dropAlpha: true,
+                    tables: tables, into: body + 2 &* y &* rowWords)
+            {
+                y &+= 1
+            }
+            if y == inRows { words = 3 }
+        }
+        let rgb = words == 3
+        let rowWords = _rowWords(width: width, radius: r, words: words), inWords = inPixels &* words
+        let rowBytes = 2 &* rowWords, count = width &* words
+        if !rgb {
+            var y = 0
+            while y < inRows {
+                _ = _wordsFromBytes(
+                    input + y &* inputStride, pixels: inPixels, bytesPerPixel: bpp, dropAlpha: false,
+                    tables: tables, into: body + y &* rowBytes)
+                y &+= 1
+            }
+        }
+        let w = UnsafeRawPointer(weights)
+        let source = body  // inRows rows of words
+        let vertical = source + inRows &* rowBytes  // a row per filtered row
+        if !interpolatingRows {
+            let line = vertical + height &* rowBytes
+            _verticalWords(
+                source, rowBytes: rowBytes, firstCentre: r, centreStep: 1, rows: height, radius: r, centre: centre,
+                weights: w, count: inWords, into: vertical)
+            var y = 0
+            while y < height {
+                _horizontalWords(
+                    vertical + (y &* rowBytes &+ 2 &* r &* words), step: words, radius: r, centre: centre,
+                    weights: w, count: count, into: line)
+                _bytesFromWords(line, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
+                y &+= 1
+            }
+            return
+        }
+        // Even rows (image coordinates) from the first one an output row needs (row −2, or −3 when
+        // row 0 is odd) to the last (height + 1 or height + 2).
+        let first = oddFirstRow ? -3 : -2
+        let last = oddFirstRow ? ((height &+ 3) & ~1) &- 1 : (height &+ 2) & ~1
+        let anchors = (last &- first) / 2 &+ 1
+        let filtered = vertical + anchors &* rowBytes, line = filtered + anchors &* rowBytes
+        _verticalWords(
+            source, rowBytes: rowBytes, firstCentre: first &+ margin, centreStep: 2, rows: anchors, radius: r,
+            centre: centre, weights: w, count: inWords, into: vertical)
+        var j = 0
+        while j < anchors {
+            _horizontalWords(
+                vertical + (j &* rowBytes &+ 2 &* r &* words), step: words, radius: r, centre: centre,
+                weights: w, count: count, into: filtered + j &* rowBytes)
+            j &+= 1
+        }
+        var y = 0
+        while y < height {
+            let anchor = (y &- first) >> 1  // the even row at or above y
+            var row = UnsafeRawPointer(filtered + anchor &* rowBytes)
+            if (y &- first) & 1 == 1 {
+                let above = filtered + (anchor &- 1) &* rowBytes
+                _midRowWords(above, above + rowBytes, above + 2 &* rowBytes, above + 3 &* rowBytes, count: count, into: line)
+                row = UnsafeRawPointer(line)
+            }
+            _bytesFromWords(row, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
+            y &+= 1
+        }
     }
-}
+
+    /// The cubic (Catmull-Rom) midpoint of rows b and c with neighbours a and d, in the baseline's
+    /// integer steps: m = avg(b, c), e = avg(a, d), m + ((m >> 1) − (e >> 1)) >> 2 (arithmetic),
+    /// saturated to 0...65535; for i in 0..<count rounded up to whole 32-word steps.
+    @inline(__always)
+    private func _midRowWords(
+        _ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ c: UnsafeRawPointer, _ d: UnsafeRawPointer,
+        count: Int, into o: UnsafeMutableRawPointer
+    ) {
+        let zero = _mm512_setzero_si512()
+        var i = 0
+        while i < 2 &* count {
+            let m = _mm512_avg_epu16(b.loadUnaligned(fromByteOffset: i, as: __m512i.self), c.loadUnaligned(fromByteOffset: i, as: __m512i.self))
+            let e = _mm512_avg_epu16(a.loadUnaligned(fromByteOffset: i, as: __m512i.self), d.loadUnaligned(fromByteOffset: i, as: __m512i.self))
+            let delta = _mm512_srai_epi16(_mm512_sub_epi16(_mm512_srli_epi16(m, 1), _mm512_srli_epi16(e, 1)), 2)
+            let up = _mm512_max_epi16(delta, zero), down = _mm512_max_epi16(_mm512_sub_epi16(zero, delta), zero)
+            o.storeBytes(of: _mm512_subs_epu16(_mm512_adds_epu16(m, up), down), toByteOffset: i, as: __m512i.self)
+            i &+= 64
+        }
+    }
+
+    /// The seven byte-index tables for vpermb/vpermt2b, 64 bytes each at `t`: 0...2 take R, G, B of
+    /// 32 RGBA pixels into the high bytes of 96 words (word g is channel g % 3 of pixel g / 3); 3 and
+    /// 4 take 64 bytes into the high bytes of 64 words; 5 takes the high bytes of 48 words back to
+    /// 16 RGBA pixels (alpha bytes are ORed in after); 6 takes the high bytes of 64 words.
+    @inline(__always)
+    private func _buildTables(_ t: UnsafeMutableRawPointer) {
+        @inline(__always) func put(_ table: Int, _ i: Int, _ v: Int) {
+            t.storeBytes(of: UInt8(truncatingIfNeeded: v), toByteOffset: 64 &* table &+ i, as: UInt8.self)
+        }
+        var i = 0
+        while i < 64 {
+            let word = i >> 1, g1 = 32 &+ word, g2 = 64 &+ word
+            put(0, i, (word / 3) &* 4 &+ word % 3)
+            put(1, i, (g1 / 3) &* 4 &+ g1 % 3)
+            put(2, i, (g2 / 3) &* 4 &+ g2 % 3)
+            put(3, i, word)
+            put(4, i, 32 &+ word)
+            put(5, i, i & 3 == 3 ? 0 : 2 &* ((i >> 2) &* 3 &+ (i & 3)) &+ 1)
+            put(6, i, 2 &* i &+ 1)
+            i &+= 1
+        }
+    }
+
+    @inline(__always)
+    private func _tableAt(_ t: UnsafeMutableRawPointer, _ k: Int) -> __m512i { UnsafeRawPointer(t).loadUnaligned(fromByteOffset: 64 &* k, as: __m512i.self) }
+
+    /// One row of pixels to words (byte x 256): every byte, or R, G, B of RGBA. Leaving alpha out,
+    /// returns false (and stops) at the first alpha below 255.
+    @inline(__always)
+    private func _wordsFromBytes(
+        _ s: UnsafeRawPointer, pixels: Int, bytesPerPixel: Int, dropAlpha: Bool,
+        tables: UnsafeMutableRawPointer, into d: UnsafeMutableRawPointer
+    ) -> Bool {
+        let odd: UInt64 = 0xAAAA_AAAA_AAAA_AAAA  // the high byte of each word
+        if dropAlpha {
+            // 32 pixels (128 bytes) -> 96 words.
+            let t0 = _tableAt(tables, 0), t1 = _tableAt(tables, 1), t2 = _tableAt(tables, 2)
+            let full = _mm512_set1_epi8(-1), alphaBytes: UInt64 = 0x8888_8888_8888_8888
+            let bytes = 4 &* pixels
+            var i = 0, o = 0
+            while i < bytes {
+                let n = bytes &- i
+                let m0: UInt64 = n >= 64 ? ~0 : (1 &<< UInt64(n)) &- 1
+                let m1: UInt64 = n >= 128 ? ~0 : (n <= 64 ? 0 : (1 &<< UInt64(n &- 64)) &- 1)
+                let a = _mm512_maskz_loadu_epi8(m0, s + i), b = _mm512_maskz_loadu_epi8(m1, s + (i &+ 64))
+                // 255 - byte, tested at the alpha bytes actually loaded.
+                let missingA = _mm512_andnot_si512(a, full), missingB = _mm512_andnot_si512(b, full)
+                if _mm512_mask_test_epi8_mask(m0 & alphaBytes, missingA, missingA) | _mm512_mask_test_epi8_mask(m1 & alphaBytes, missingB, missingB) != 0 {
+                    return false
+                }
+                d.storeBytes(of: _mm512_maskz_permutex2var_epi8(odd, a, t0, b), toByteOffset: o, as: __m512i.self)
+                d.storeBytes(of: _mm512_maskz_permutex2var_epi8(odd, a, t1, b), toByteOffset: o &+ 64, as: __m512i.self)
+                d.storeBytes(of: _mm512_maskz_permutex2var_epi8(odd, a, t2, b), toByteOffset: o &+ 128, as: __m512i.self)
+                i &+= 128; o &+= 192
+            }
+            return true
+        } else {
+            let t0 = _tableAt(tables, 3), t1 = _tableAt(tables, 4)
+            let bytes = bytesPerPixel &* pixels
+            var i = 0
+            while i < bytes {
+                let n = bytes &- i
+                let mask: UInt64 = n >= 64 ? ~0 : (1 &<< UInt64(n)) &- 1
+                let a = _mm512_maskz_loadu_epi8(mask, s + i)
+                d.storeBytes(of: _mm512_maskz_permutexvar_epi8(odd, t0, a), toByteOffset: 2 &* i, as: __m512i.self)
+                d.storeBytes(of: _mm512_maskz_permutexvar_epi8(odd, t1, a), toByteOffset: 2 &* i &+ 64, as: __m512i.self)
+                i &+= 64
+            }
+            return true
+        }
+    }
+
+    /// One row of finished words (the byte in the high half) to pixels; alpha 255 where dropped.
+    @inline(__always)
+    private func _bytesFromWords(
+        _ s: UnsafeRawPointer, pixels: Int, bytesPerPixel: Int, dropAlpha: Bool,
+        tables: UnsafeMutableRawPointer, into d: UnsafeMutableRawPointer
+    ) {
+        if dropAlpha {
+            // 16 pixels (64 bytes) from 48 words (in the first 128 bytes at s).
+            let t = _tableAt(tables, 5)
+            let alpha = _mm512_set1_epi32(Int32(bitPattern: 0xFF00_0000))
+            let bytes = 4 &* pixels
+            var i = 0, o = 0
+            while i < bytes {
+                let n = bytes &- i
+                let mask: UInt64 = n >= 64 ? ~0 : (1 &<< UInt64(n)) &- 1
+                let a = s.loadUnaligned(fromByteOffset: o, as: __m512i.self), b = s.loadUnaligned(fromByteOffset: o &+ 64, as: __m512i.self)
+                _mm512_mask_storeu_epi8(d + i, mask, _mm512_or_si512(_mm512_permutex2var_epi8(a, t, b), alpha))
+                i &+= 64; o &+= 96
+            }
+        } else {
+            let t = _tableAt(tables, 6)
+            let bytes = bytesPerPixel &* pixels
+            var i = 0
+            while i < bytes {
+                let n = bytes &- i
+                let mask: UInt64 = n >= 64 ? ~0 : (1 &<< UInt64(n)) &- 1
+                let a = s.loadUnaligned(fromByteOffset: 2 &* i, as: __m512i.self), b = s.loadUnaligned(fromByteOffset: 2 &* i &+ 64, as: __m512i.self)
+                _mm512_mask_storeu_epi8(d + i, mask, _mm512_permutex2var_epi8(a, t, b))
+                i &+= 64
+            }
+        }
+    }
+
+    /// out[y][i] = mulhi(in[c][i], centre) + Σₖ mulhi(avg(in[c − k][i], in[c + k][i]), w[k]) with centre row
+    /// c = firstCentre + y·centreStep
+    /// for i in 0..<count (rounded up to whole 128-word steps, which the buffers have room for), in
+    /// strips of 256 words taken top to bottom. `w[k]` is pairs[k] in every lane.
+    @inline(__always)
+    private func _verticalWords(
+        _ s: UnsafeRawPointer, rowBytes: Int, firstCentre: Int, centreStep: Int, rows: Int, radius r: Int, centre: UInt16,
+        weights w: UnsafeRawPointer, count: Int, into d: UnsafeMutableRawPointer
+    ) {
+        let c = _mm512_set1_epi16(Int16(bitPattern: centre))
+        var strip = 0
+        while strip < count {
+            let stripEnd = strip &+ 256 < count ? strip &+ 256 : count
+            var y = 0
+            while y < rows {
+                let centreRow = s + (firstCentre &+ y &* centreStep) &* rowBytes, out = d + y &* rowBytes
+                var i = 2 &* strip
+                // Four vectors (128 words) a step: each weight is loaded once for four sums.
+                while i < 2 &* stripEnd {
+                    @inline(__always) func load(_ p: UnsafeRawPointer, _ j: Int) -> __m512i { p.loadUnaligned(fromByteOffset: i &+ 64 &* j, as: __m512i.self) }
+                    var a0 = _mm512_mulhi_epu16(load(centreRow, 0), c), a1 = _mm512_mulhi_epu16(load(centreRow, 1), c)
+                    var a2 = _mm512_mulhi_epu16(load(centreRow, 2), c), a3 = _mm512_mulhi_epu16(load(centreRow, 3), c)
+                    var above = centreRow, below = centreRow
+                    var k = 1
+                    while k <= r {
+                        above -= rowBytes; below += rowBytes
+                        let wk = w.loadUnaligned(fromByteOffset: 64 &* k, as: __m512i.self)
+                        a0 = _mm512_add_epi16(a0, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 0), load(below, 0)), wk))
+                        a1 = _mm512_add_epi16(a1, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 1), load(below, 1)), wk))
+                        a2 = _mm512_add_epi16(a2, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 2), load(below, 2)), wk))
+                        a3 = _mm512_add_epi16(a3, _mm512_mulhi_epu16(_mm512_avg_epu16(load(above, 3), load(below, 3)), wk))
+                        k &+= 1
+                    }
+                    out.storeBytes(of: a0, toByteOffset: i, as: __m512i.self)
+                    out.storeBytes(of: a1, toByteOffset: i &+ 64, as: __m512i.self)
+                    out.storeBytes(of: a2, toByteOffset: i &+ 128, as: __m512i.self)
+                    out.storeBytes(of: a3, toByteOffset: i &+ 192, as: __m512i.self)
+                    i &+= 256
+                }
+                y &+= 1
+            }
+            strip = stripEnd
+        }
+    }
+
+    /// out[i] = 128 + mulhi(m[i], centre) + Σₖ mulhi(avg(m[i − step·k], m[i + step·k]), w[k]) for
+    /// i in 0..<count, rounded up to whole 128-word steps (`m` readable that far plus step·r either
+    /// side).
+    @inline(__always)
+    private func _horizontalWords(
+        _ m: UnsafeRawPointer, step: Int, radius r: Int, centre: UInt16,
+        weights w: UnsafeRawPointer, count: Int, into d: UnsafeMutableRawPointer
+    ) {
+        let c = _mm512_set1_epi16(Int16(bitPattern: centre)), half = _mm512_set1_epi16(128)
+        var i = 0
+        while i < count {
+            @inline(__always) func at(_ j: Int) -> __m512i { m.loadUnaligned(fromByteOffset: 2 &* (i &+ j), as: __m512i.self) }
+            var a0 = _mm512_add_epi16(_mm512_mulhi_epu16(at(0), c), half), a1 = _mm512_add_epi16(_mm512_mulhi_epu16(at(32), c), half)
+            var a2 = _mm512_add_epi16(_mm512_mulhi_epu16(at(64), c), half), a3 = _mm512_add_epi16(_mm512_mulhi_epu16(at(96), c), half)
+            var k = 1
+            while k <= r {
+                let wk = w.loadUnaligned(fromByteOffset: 64 &* k, as: __m512i.self), o = step &* k
+                a0 = _mm512_add_epi16(a0, _mm512_mulhi_epu16(_mm512_avg_epu16(at(-o), at(o)), wk))
+                a1 = _mm512_add_epi16(a1, _mm512_mulhi_epu16(_mm512_avg_epu16(at(32 &- o), at(32 &+ o)), wk))
+                a2 = _mm512_add_epi16(a2, _mm512_mulhi_epu16(_mm512_avg_epu16(at(64 &- o), at(64 &+ o)), wk))
+                a3 = _mm512_add_epi16(a3, _mm512_mulhi_epu16(_mm512_avg_epu16(at(96 &- o), at(96 &+ o)), wk))
+                k &+= 1
+            }
+            d.storeBytes(of: a0, toByteOffset: 2 &* i, as: __m512i.self)
+            d.storeBytes(of: a1, toByteOffset: 2 &* i &+ 64, as: __m512i.self)
+            d.storeBytes(of: a2, toByteOffset: 2 &* i &+ 128, as: __m512i.self)
+            d.storeBytes(of: a3, toByteOffset: 2 &* i &+ 192, as: __m512i.self)
+            i &+= 128
+        }
+    }
 #endif

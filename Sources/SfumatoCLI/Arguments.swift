@@ -3,7 +3,7 @@
 struct Arguments {
     /// Option names that take a value, with their aliases (`-o` for `--output`).
     struct Spec {
-        var valued: [String: String] = [:]   // any spelling -> canonical
+        var valued: [String: String] = [:]  // any spelling -> canonical
         var flags: [String: String] = [:]
         var repeatable: Set<String> = []
 

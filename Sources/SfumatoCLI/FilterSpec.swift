@@ -134,10 +134,11 @@ enum JSONValue: Equatable {
         case .string(let s): return .text(s)
         case .bool(let b): return .flag(b)
         case .array(let items):
-            return .vector(try items.map {
-                guard case .number(let d) = $0 else { throw CLIError.usage("\(context): vectors hold numbers only") }
-                return d
-            })
+            return .vector(
+                try items.map {
+                    guard case .number(let d) = $0 else { throw CLIError.usage("\(context): vectors hold numbers only") }
+                    return d
+                })
         case .object, .null:
             throw CLIError.usage("\(context): expected a number, vector, string or boolean")
         }

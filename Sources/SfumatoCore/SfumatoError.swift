@@ -21,7 +21,7 @@ public enum SfumatoError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidArgument(let m), .tooLarge(let m), .corrupt(let m), .truncated(let m),
-             .unsupported(let m), .io(let m), .unknownName(let m), .cancelled(let m):
+            .unsupported(let m), .io(let m), .unknownName(let m), .cancelled(let m):
             return m
         }
     }

@@ -65,7 +65,7 @@ extension Document {
             } else {
                 problem("the history's cursor is missing")
             }
-            var strokeActions: [Int: Int] = [:]   // stroke id -> action seq
+            var strokeActions: [Int: Int] = [:]  // stroke id -> action seq
             try db.query("SELECT seq, kind, payload FROM actions ORDER BY seq") { row in
                 let seq = row.int(0)
                 do {
@@ -100,7 +100,9 @@ extension Document {
                 sampleCount += bytes.count / _SamplePacking.size
                 if strokes[stroke] == nil { problem("samples of stroke \(stroke), which does not exist") }
                 if bytes.count % _SamplePacking.size != 0 { problem("stroke \(stroke), batch \(batch): not a whole number of samples") }
-                if row.isNull(3) || row.text(3) != Document.sha256(bytes) { problem("stroke \(stroke), batch \(batch): samples altered (their hash does not match)") }
+                if row.isNull(3) || row.text(3) != Document.sha256(bytes) {
+                    problem("stroke \(stroke), batch \(batch): samples altered (their hash does not match)")
+                }
                 data[stroke, default: []] += bytes
                 batches[stroke, default: []].append(batch)
             }
@@ -115,9 +117,10 @@ extension Document {
                 }
             }
             let fileSize = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
-            return CheckReport(schemaVersion: try db.scalar("PRAGMA user_version") ?? 0, integrity: integrity, problems: problems,
-                               actions: actions, position: position ?? 0, strokes: strokeCount, samples: sampleCount,
-                               unfinishedStrokes: unfinished, images: imageHashes.count, bytes: fileSize)
+            return CheckReport(
+                schemaVersion: try db.scalar("PRAGMA user_version") ?? 0, integrity: integrity, problems: problems,
+                actions: actions, position: position ?? 0, strokes: strokeCount, samples: sampleCount,
+                unfinishedStrokes: unfinished, images: imageHashes.count, bytes: fileSize)
         }
     }
 }

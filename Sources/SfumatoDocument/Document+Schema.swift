@@ -6,7 +6,8 @@ extension Document {
     /// empty database.
     nonisolated(unsafe) static let migrations: [(_SQLite) throws -> Void] = [
         { db in
-            try db.exec("""
+            try db.exec(
+                """
                 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 CREATE TABLE blobs (hash TEXT PRIMARY KEY, bytes BLOB NOT NULL);
                 CREATE TABLE actions (seq INTEGER PRIMARY KEY, kind TEXT NOT NULL, payload TEXT NOT NULL, created REAL NOT NULL);
@@ -20,7 +21,8 @@ extension Document {
         // 2: content hashes of the samples, so `doc check` can tell altered or deleted samples:
         // each batch's SHA-256, and a finished stroke's sample count and the hash of all its data.
         { db in
-            try db.exec("""
+            try db.exec(
+                """
                 ALTER TABLE samples ADD COLUMN hash TEXT;
                 ALTER TABLE strokes ADD COLUMN sample_count INTEGER;
                 ALTER TABLE strokes ADD COLUMN samples_hash TEXT;
@@ -33,7 +35,7 @@ extension Document {
             var finished: [Int] = []
             try db.query("SELECT id FROM strokes WHERE finished=1") { finished.append($0.int(0)) }
             for id in finished { try Document.sealStroke(id, in: db) }
-        },
+        }
     ]
 
     /// Brings a file from `version` to the current schema, one transaction per step.

@@ -33,11 +33,12 @@ enum _SamplePacking {
                 let p = raw.baseAddress! + i * size
                 func f(_ k: Int) -> Double { Double(Float(bitPattern: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 * k, as: UInt32.self)))) }
                 let kind = p.load(fromByteOffset: 36, as: UInt8.self)
-                return PenSample(x: f(0), y: f(1), pressure: f(2), altitude: f(3), azimuth: f(4), twist: f(5), tangentialPressure: f(6),
-                                 pointerKind: kind == 0 ? .pen : kind == 1 ? .touch : .mouse,
-                                 buttons: Int(p.load(fromByteOffset: 37, as: UInt8.self)),
-                                 timestamp: Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 28, as: UInt64.self))),
-                                 coalesced: p.load(fromByteOffset: 38, as: UInt8.self) != 0)
+                return PenSample(
+                    x: f(0), y: f(1), pressure: f(2), altitude: f(3), azimuth: f(4), twist: f(5), tangentialPressure: f(6),
+                    pointerKind: kind == 0 ? .pen : kind == 1 ? .touch : .mouse,
+                    buttons: Int(p.load(fromByteOffset: 37, as: UInt8.self)),
+                    timestamp: Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: 28, as: UInt64.self))),
+                    coalesced: p.load(fromByteOffset: 38, as: UInt8.self) != 0)
             }
         }
     }
@@ -123,8 +124,9 @@ extension Document {
         var out: [Int: DocumentStroke] = [:]
         try db.query("SELECT id, layer, brush, fades, finished FROM strokes ORDER BY id") { s in
             let brush = (try? JSONDecoder().decode(BrushSettings.self, from: Data(s.text(2).utf8))) ?? BrushSettings(kind: .pen)
-            out[s.int(0)] = DocumentStroke(id: s.int(0), layer: LayerKind(rawValue: s.text(1)) ?? .sketch,
-                                           stroke: Stroke(brush: brush, samples: [], fades: s.int(3) != 0), finished: s.int(4) != 0)
+            out[s.int(0)] = DocumentStroke(
+                id: s.int(0), layer: LayerKind(rawValue: s.text(1)) ?? .sketch,
+                stroke: Stroke(brush: brush, samples: [], fades: s.int(3) != 0), finished: s.int(4) != 0)
         }
         try db.query("SELECT stroke, data FROM samples ORDER BY stroke, batch") { s in
             out[s.int(0)]?.stroke.samples += _SamplePacking.unpack(s.blob(1))

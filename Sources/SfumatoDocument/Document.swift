@@ -66,8 +66,10 @@ public final class Document: @unchecked Sendable {
             let hash = Document.sha256(bytes)
             try db.transaction(durable: true) {
                 try db.prepare("INSERT INTO blobs(hash, bytes) VALUES (?, ?)").bind([hash, bytes]).run()
-                let meta: [(String, String)] = [("name", name), ("photo", hash), ("width", "\(decoded.bitmap.width)"),
-                                                ("height", "\(decoded.bitmap.height)"), ("created", "\(Date().timeIntervalSince1970)")]
+                let meta: [(String, String)] = [
+                    ("name", name), ("photo", hash), ("width", "\(decoded.bitmap.width)"),
+                    ("height", "\(decoded.bitmap.height)"), ("created", "\(Date().timeIntervalSince1970)")
+                ]
                 for (k, v) in meta { try db.prepare("INSERT INTO meta(key, value) VALUES (?, ?)").bind([k, v]).run() }
                 try db.exec("INSERT INTO cursor(id, position) VALUES (1, 0)")
             }
@@ -236,13 +238,17 @@ public final class Document: @unchecked Sendable {
                 throw SfumatoError.invalidArgument("a tone curve has five levels in 0...1")
             }
         case .adjust(let p):
-            for (name, v) in [("hue", p.hue), ("saturation", p.saturation), ("brightness", p.brightness), ("contrast", p.contrast),
-                              ("exposure", p.exposure), ("gamma", p.gamma)] where !v.isFinite {
+            for (name, v) in [
+                ("hue", p.hue), ("saturation", p.saturation), ("brightness", p.brightness), ("contrast", p.contrast),
+                ("exposure", p.exposure), ("gamma", p.gamma)
+            ] where !v.isFinite {
                 throw SfumatoError.invalidArgument("adjust \(name) must be finite")
             }
             _ = try HueAdjust(values: ["angle": .number(p.hue)])
-            _ = try ColorControls(values: ["saturation": .number(p.saturation), "brightness": .number(p.brightness),
-                                           "contrast": .number(p.contrast)])
+            _ = try ColorControls(values: [
+                "saturation": .number(p.saturation), "brightness": .number(p.brightness),
+                "contrast": .number(p.contrast)
+            ])
             _ = try ExposureAdjust(values: ["ev": .number(p.exposure)])
             _ = try GammaAdjust(values: ["power": .number(p.gamma)])
         case .preset(let i, _):
@@ -305,8 +311,10 @@ public final class Document: @unchecked Sendable {
             var out: [HistoryEntry] = []
             try db.query("SELECT seq, kind, payload, created FROM actions ORDER BY seq") { s in
                 if let a = try? Document.decode(kind: s.text(1), payload: s.text(2), sequence: s.int(0), path: path) {
-                    out.append(HistoryEntry(sequence: s.int(0), action: a, applied: s.int(0) <= historyPosition,
-                                            date: Date(timeIntervalSince1970: s.double(3))))
+                    out.append(
+                        HistoryEntry(
+                            sequence: s.int(0), action: a, applied: s.int(0) <= historyPosition,
+                            date: Date(timeIntervalSince1970: s.double(3))))
                 }
             }
             return out

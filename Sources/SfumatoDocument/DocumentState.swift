@@ -53,9 +53,12 @@ public enum DocumentAction: Sendable, Equatable {
     /// A one-line description for `sfumato doc log`.
     public var summary: String {
         switch self {
-        case .edit(let s): "edit \(s.filter)" + (s.values.isEmpty ? "" : " " + s.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))
-        case .adjust(let p): String(format: "adjust hue %.2f saturation %.2f brightness %.2f contrast %.2f exposure %.2f gamma %.2f",
-                                    p.hue, p.saturation, p.brightness, p.contrast, p.exposure, p.gamma)
+        case .edit(let s):
+            "edit \(s.filter)" + (s.values.isEmpty ? "" : " " + s.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))
+        case .adjust(let p):
+            String(
+                format: "adjust hue %.2f saturation %.2f brightness %.2f contrast %.2f exposure %.2f gamma %.2f",
+                p.hue, p.saturation, p.brightness, p.contrast, p.exposure, p.gamma)
         case .curve(let l): "curve " + l.map { String(format: "%.3f", $0) }.joined(separator: " ")
         case .preset(let i, _): "gallery preset \(GalleryPreset.all[max(0, min(i, 11))].name)"
         case .stroke(let id, let layer): "stroke \(id) on \(layer.rawValue)"

@@ -32,8 +32,9 @@ final class _FuzzStudio: @unchecked Sendable {
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let photo = try! Bitmap(width: 48, height: 32, format: .rgba8)
         for y in 0..<32 { for x in 0..<48 { photo.row(y).storeBytes(of: UInt32(0xFF20_4060 &+ UInt32(x * 3 + y * 5)), toByteOffset: 4 * x, as: UInt32.self) } }
-        let doc = try! Document.create(at: folder.appendingPathComponent("f.sfumato").path,
-                                       image: try! ImageIO.encode(photo, format: .png), name: "f.png")
+        let doc = try! Document.create(
+            at: folder.appendingPathComponent("f.sfumato").path,
+            image: try! ImageIO.encode(photo, format: .png), name: "f.png")
         let s = try! Studio(document: doc, folder: folder, log: { _ in })
         s.transport = sink
         s.webSocketOpened(1)
@@ -71,8 +72,10 @@ final class _FuzzStudio: @unchecked Sendable {
             let kv = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             if kv.count == 2 { headers[kv[0].lowercased()] = kv[1] }
         }
-        let decision = policy.decide(.init(path: path, host: headers["host"], origin: headers["origin"], queryToken: query["token"],
-                                           cookieHeader: headers["cookie"]))
+        let decision = policy.decide(
+            .init(
+                path: path, host: headers["host"], origin: headers["origin"], queryToken: query["token"],
+                cookieHeader: headers["cookie"]))
         guard case .allow = decision else { return }
         let done = DispatchSemaphore(value: 0)
         s.handle(HTTPRequest(method: method, path: path, query: query, body: body)) { _ in done.signal() }

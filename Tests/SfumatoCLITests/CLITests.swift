@@ -31,7 +31,8 @@ struct ParsingTests {
 
     @Test("recipes: a JSON array of steps; clear errors otherwise")
     func recipes() throws {
-        let json = #"[{"filter": "CIHueAdjust", "inputAngle": 1.2}, {"filter": "exposure-adjust", "ev": 0.5}, {"filter": "gaussian-blur", "radius": 2, "edges": "zero"}, {"filter": "CIToneCurve", "inputPoint2": [0.5, 0.7]}]"#
+        let json =
+            #"[{"filter": "CIHueAdjust", "inputAngle": 1.2}, {"filter": "exposure-adjust", "ev": 0.5}, {"filter": "gaussian-blur", "radius": 2, "edges": "zero"}, {"filter": "CIToneCurve", "inputPoint2": [0.5, 0.7]}]"#
         let steps = try FilterSpecParser.parseRecipe(Data(json.utf8), name: "r.json")
         #expect(steps.count == 4)
         #expect(steps[0] == FilterStep(name: "CIHueAdjust", values: ["inputAngle": .number(1.2)]))
@@ -76,7 +77,8 @@ struct CommandTests {
             #expect(info.width == original.width && info.height == original.height)
         }
         // Explain prints the fused plan.
-        let e = sfumato("apply", Fixtures.path("rocket.jpg"), "--explain", "-f", "hue-adjust:angle=1", "-f", "exposure-adjust:ev=0.5", "-f", "gamma-adjust:power=1.5")
+        let e = sfumato(
+            "apply", Fixtures.path("rocket.jpg"), "--explain", "-f", "hue-adjust:angle=1", "-f", "exposure-adjust:ev=0.5", "-f", "gamma-adjust:power=1.5")
         #expect(e.code == 0)
         #expect(e.out.contains("matrix[CIHueAdjust + CIExposureAdjust]"))
         #expect(e.out.contains("CIGammaAdjust"))

@@ -6,10 +6,10 @@ import Testing
 
 /// Inserts an EXIF APP1 segment holding only an orientation tag right after the JPEG's SOI.
 func withOrientation(_ jpeg: [UInt8], _ orientation: Int) -> [UInt8] {
-    var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8]       // big-endian TIFF, IFD at 8
-    tiff += [0, 1]                                                  // one entry
+    var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8]  // big-endian TIFF, IFD at 8
+    tiff += [0, 1]  // one entry
     tiff += [0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, UInt8(orientation), 0, 0]
-    tiff += [0, 0, 0, 0]                                            // no next IFD
+    tiff += [0, 0, 0, 0]  // no next IFD
     let payload: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
     let length = payload.count + 2
     return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + jpeg.dropFirst(2)
@@ -58,8 +58,9 @@ struct CodecTests {
         let folder = try Fixtures.temporaryFolder("gray")
         for format in [ImageFormat.png, .jpeg, .webp] {
             let path = folder.appendingPathComponent("g.\(format)").path
-            let w = try ImageIO.makeWriter(path: path, format: format, width: 61, height: 29, hasAlpha: false, gray: true,
-                                           options: EncodeOptions(quality: 95, webpLossless: true))
+            let w = try ImageIO.makeWriter(
+                path: path, format: format, width: 61, height: 29, hasAlpha: false, gray: true,
+                options: EncodeOptions(quality: 95, webpLossless: true))
             try w.write(rows: gray.baseAddress, rowBytes: gray.rowBytes, count: 29)
             try w.finish()
             let back = try ImageIO.read(path: path)
@@ -127,8 +128,9 @@ struct CodecTests {
         cleared.clear()
         #expect(!cleared.isOpaque)
         let target = try PNG.decode(pngBytes).bitmap
-        try RenderContext().render(Image(color: [0, 0, 0, 0]).cropped(to: Rect(width: 2, height: 2)),
-                                   rect: Rect(width: 2, height: 2), into: target)
+        try RenderContext().render(
+            Image(color: [0, 0, 0, 0]).cropped(to: Rect(width: 2, height: 2)),
+            rect: Rect(width: 2, height: 2), into: target)
         #expect(!target.isOpaque)
     }
 
@@ -238,7 +240,7 @@ struct CodecTests {
         for i in stride(from: 2000, to: garbled.count - 100, by: 97) { garbled[i] = 0xFF }
         #expect(["corrupt", "truncated"].contains(kind(garbled)))
         var badPNG = png
-        badPNG[40] ^= 0xFF   // inside a chunk: CRC mismatch
+        badPNG[40] ^= 0xFF  // inside a chunk: CRC mismatch
         #expect(kind(badPNG) == "corrupt")
         // Random garbage after valid magic numbers.
         var rng = SystemRandomNumberGenerator()

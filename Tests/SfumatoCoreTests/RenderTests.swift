@@ -47,8 +47,10 @@ func busyRecipe(_ photo: Bitmap) -> Image {
 struct OverBlend: BlendKernel {
     var name: String { "over" }
     func outputExtent(foreground: Rect, background: Rect) -> Rect { foreground.union(background) }
-    func apply(foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,
-               output: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+    func apply(
+        foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,
+        output: UnsafeMutablePointer<SIMD4<Float>>, count: Int
+    ) {
         for i in 0..<count { output[i] = foreground[i] * 0.5 + background[i] * 0.5 }
     }
 }
@@ -59,8 +61,10 @@ struct RenderTests {
 
     init() throws { photo = try Fixtures.photo("chelsea.png") }
 
-    func context(tile: Int = 1024, strip: Int = 64, threads: Int = defaultThreadCount, fusion: Bool = true,
-                 ws: WorkingSpace = .linear) -> RenderContext {
+    func context(
+        tile: Int = 1024, strip: Int = 64, threads: Int = defaultThreadCount, fusion: Bool = true,
+        ws: WorkingSpace = .linear
+    ) -> RenderContext {
         RenderContext(options: .init(workingSpace: ws, threads: threads, tileWidth: tile, tileHeight: strip, fusion: fusion))
     }
 
@@ -77,8 +81,10 @@ struct RenderTests {
         let recipe = busyRecipe(photo)
         let full = try context().render(recipe, format: .rgbaFloat32)
         #expect(recipe.extent == Rect(x: 0, y: 0, width: 451, height: 297))
-        for r in [Rect(x: 0, y: 0, width: 40, height: 30), Rect(x: 100, y: 77, width: 123, height: 91),
-                  Rect(x: 400, y: 247, width: 51, height: 50), Rect(x: 3, y: 296, width: 448, height: 1)] {
+        for r in [
+            Rect(x: 0, y: 0, width: 40, height: 30), Rect(x: 100, y: 77, width: 123, height: 91),
+            Rect(x: 400, y: 247, width: 51, height: 50), Rect(x: 3, y: 296, width: 448, height: 1)
+        ] {
             let part = try context(tile: 32, strip: 8).render(recipe, rect: r, format: .rgbaFloat32)
             for y in 0..<r.height {
                 for x in 0..<r.width {
@@ -181,7 +187,7 @@ struct RenderTests {
         let rect = Rect(width: 2_100, height: 1_100)
         let context = RenderContext(workingSpace: .none)
         for _ in 0..<2 {
-            _ = try context.render(Image(color: [1, 0, 0, 1]), rect: rect)   // fills a block with red, then frees it
+            _ = try context.render(Image(color: [1, 0, 0, 1]), rect: rect)  // fills a block with red, then frees it
         }
         // A 4x4 image at (1000, 500): everything else in the rectangle is transparent, not red.
         let small = try Pixels.make(4, 4) { x, y in SIMD4(0, Float(x) / 3, Float(y) / 3, 1) }
@@ -231,7 +237,9 @@ struct RenderTests {
             for y in 0..<h { for x in 0..<w { #expect(absMax(out.pixel(x: x, y: y) - flat.pixel(x: 0, y: 0)) < 1e-5) } }
         }
         // 2x2 blocks average exactly when halving.
-        let checker = try Pixels.make(8, 8, format: .rgbaFloat32, encoding: .srgb) { x, y in let v = Float((x + y) % 2); return SIMD4(v, v, v, 1) }
+        let checker = try Pixels.make(8, 8, format: .rgbaFloat32, encoding: .srgb) { x, y in
+            let v = Float((x + y) % 2); return SIMD4(v, v, v, 1)
+        }
         let half = try RenderContext(workingSpace: .none).render(Image(bitmap: checker).resized(width: 4, height: 4), format: .rgbaFloat32, encoding: .srgb)
         for y in 0..<4 { for x in 0..<4 { #expect(abs(half.pixel(x: x, y: y).x - 0.5) < 1e-6) } }
     }
@@ -296,8 +304,9 @@ func absMax(_ v: SIMD4<Float>) -> Float { max(abs(v.x), abs(v.y), abs(v.z), abs(
 
 @Suite("Gray8 bitmaps")
 struct GrayBitmapTests {
-    @Test("colour stored as Gray8 keeps its luminance in either working space; grey reads as opaque R = G = B",
-          arguments: [WorkingSpace.none, .linear])
+    @Test(
+        "colour stored as Gray8 keeps its luminance in either working space; grey reads as opaque R = G = B",
+        arguments: [WorkingSpace.none, .linear])
     func luminance(ws: WorkingSpace) throws {
         // Partial alpha (float tiles) and opaque (8-bit tiles in the none working space).
         for photo in [try Pixels.noise(37, 23, seed: 9, alpha: true), try Pixels.noise(37, 23, seed: 10)] {

@@ -31,7 +31,7 @@ struct SRGBTests {
     func vectorAccuracy() {
         var worst = 0.0
         for i in 0...20_000 {
-            let v = Double(i) / 10_000 - 0.5   // -0.5 ... 1.5 (extended range)
+            let v = Double(i) / 10_000 - 0.5  // -0.5 ... 1.5 (extended range)
             let e = SRGB.encode(SIMD4<Float>(repeating: Float(v))).x
             let d = SRGB.decode(SIMD4<Float>(repeating: Float(v))).x
             worst = max(worst, abs(Double(e) - SRGB.encode(v)) / max(1e-3, abs(SRGB.encode(v))))

@@ -45,14 +45,17 @@ struct DocumentIntegrityTests {
     func damage() throws {
         #expect(try Document(open: try sample("sound.sfumato")).check().ok)
         let cases: [(String, String, String)] = [
-            ("photo-bytes", "UPDATE blobs SET bytes = zeroblob(length(bytes)) WHERE hash = (SELECT value FROM meta WHERE key='photo')", "does not match its hash"),
+            (
+                "photo-bytes", "UPDATE blobs SET bytes = zeroblob(length(bytes)) WHERE hash = (SELECT value FROM meta WHERE key='photo')",
+                "does not match its hash"
+            ),
             ("photo-gone", "DELETE FROM blobs WHERE hash = (SELECT value FROM meta WHERE key='photo')", "the photo"),
             ("reference-gone", "DELETE FROM blobs WHERE hash <> (SELECT value FROM meta WHERE key='photo')", "reference image"),
             ("samples-altered", "UPDATE samples SET data = zeroblob(length(data)) WHERE stroke = 2", "stroke 2"),
             ("samples-deleted", "DELETE FROM samples WHERE stroke = 1", "stroke 1"),
             ("stroke-gone", "DELETE FROM strokes WHERE id = 2", "stroke 2"),
             ("cursor-past", "UPDATE cursor SET position = 99", "cursor is at 99"),
-            ("payload", "UPDATE actions SET payload = '{\"index\": 400}' WHERE kind = 'preset'", "action 3"),
+            ("payload", "UPDATE actions SET payload = '{\"index\": 400}' WHERE kind = 'preset'", "action 3")
         ]
         for (name, sql, fragment) in cases {
             let path = try sample(name + ".sfumato")
@@ -80,8 +83,10 @@ struct DocumentIntegrityTests {
         // A version-1 document (no sample hashes) opens, is brought to version 2 and checks ok.
         let old = try sample("v1.sfumato")
         let strokesBefore = try Document(open: old).state.strokes.map(\.stroke.samples)
-        try tamper(old, "ALTER TABLE samples DROP COLUMN hash; ALTER TABLE strokes DROP COLUMN sample_count; "
-                   + "ALTER TABLE strokes DROP COLUMN samples_hash; PRAGMA user_version = 1")
+        try tamper(
+            old,
+            "ALTER TABLE samples DROP COLUMN hash; ALTER TABLE strokes DROP COLUMN sample_count; "
+                + "ALTER TABLE strokes DROP COLUMN samples_hash; PRAGMA user_version = 1")
         let migrated = try Document(open: old)
         let report = try migrated.check()
         #expect(report.ok && report.schemaVersion == 2, "\(report.summary)")
@@ -91,8 +96,10 @@ struct DocumentIntegrityTests {
     @Test("actions read back obey the rules actions written do (a hostile file cannot smuggle in a preset of 400)")
     func hostileActions() throws {
         let path = try sample("hostile.sfumato")
-        try tamper(path, "UPDATE actions SET payload = '{\"hue\": 1e999}' WHERE kind = 'stroke' AND seq = 1; "
-                   + "UPDATE actions SET payload = '{\"index\": 400}' WHERE kind = 'preset'")
+        try tamper(
+            path,
+            "UPDATE actions SET payload = '{\"hue\": 1e999}' WHERE kind = 'stroke' AND seq = 1; "
+                + "UPDATE actions SET payload = '{\"index\": 400}' WHERE kind = 'preset'")
         #expect(throws: SfumatoError.self) { _ = try Document(open: path) }
     }
 }

@@ -10,8 +10,9 @@ import Testing
 func wavyStroke(_ i: Int, _ kind: BrushKind = .forcePen, width: Double = 640, height: Double = 427) -> Stroke {
     let samples = (0..<40).map { k -> PenSample in
         let t = Double(k) / 39
-        return PenSample(x: width * (0.1 + 0.8 * t), y: height * (0.2 + 0.05 * Double(i % 10)) + 20 * sin(t * 6 + Double(i)),
-                         pressure: 0.3 + 0.5 * t, altitude: kind == .pencil ? 0.3 : 1.2, azimuth: 0.7, timestamp: Double(k) * 4)
+        return PenSample(
+            x: width * (0.1 + 0.8 * t), y: height * (0.2 + 0.05 * Double(i % 10)) + 20 * sin(t * 6 + Double(i)),
+            pressure: 0.3 + 0.5 * t, altitude: kind == .pencil ? 0.3 : 1.2, azimuth: 0.7, timestamp: Double(k) * 4)
     }
     return Stroke(brush: BrushSettings(kind: kind, color: "#223366"), samples: samples)
 }
@@ -74,8 +75,9 @@ struct DocumentTests {
         try doc.apply(.adjust(PencilControllerParameters(hue: 0.5, saturation: 1.5)))
         let photo = try ImageIO.read(bytes: photoBytes).bitmap
         // Written out by hand: blur in linear light, then the chain on encoded values.
-        let blurred = try RenderContext(workingSpace: .linear).render(GaussianBlur(radius: 2, edges: .clamp).apply(to: Image(bitmap: photo)),
-                                                                       format: .rgbaFloat32, alpha: .premultiplied, encoding: .srgb)
+        let blurred = try RenderContext(workingSpace: .linear).render(
+            GaussianBlur(radius: 2, edges: .clamp).apply(to: Image(bitmap: photo)),
+            format: .rgbaFloat32, alpha: .premultiplied, encoding: .srgb)
         var recipe = Image(bitmap: blurred)
         recipe = ColorControls(saturation: 1.5).apply(to: HueAdjust(angle: 0.5).apply(to: recipe))
         let direct = try RenderContext(workingSpace: .none).render(recipe)

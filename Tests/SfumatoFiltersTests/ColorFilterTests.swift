@@ -21,8 +21,10 @@ enum Photos {
 
 /// Renders `filter` over `bitmap` in `ws` and checks sampled pixels against `reference` (which
 /// maps working straight RGBA to working straight RGBA), 8-bit results within `tolerance` levels.
-func checkPoint(_ name: String, _ filter: any Filter, _ ws: WorkingSpace, tolerance: Double = 1,
-                points: Int = 400, _ reference: ([Double]) -> [Double]) throws {
+func checkPoint(
+    _ name: String, _ filter: any Filter, _ ws: WorkingSpace, tolerance: Double = 1,
+    points: Int = 400, _ reference: ([Double]) -> [Double]
+) throws {
     for (photoName, bitmap) in Photos.all + [("alpha noise", Photos.alphaNoise)] {
         let out = try RenderContext(workingSpace: ws).render(filter.apply(to: Image(bitmap: bitmap)), rect: bitmap.bounds)
         var worst = 0.0
@@ -70,8 +72,9 @@ struct ColorFilterTests {
         }
     }
 
-    @Test("CIColorControls", arguments: [WorkingSpace.linear, .none],
-          [(1.0, 0.0, 1.0), (0, 0, 1), (10, 0, 1), (2, 0.1, 1.2), (1, -1, 1), (1, 1, 1), (1, 0, 0), (1, 0, 4), (8, -0.5, 0.25)])
+    @Test(
+        "CIColorControls", arguments: [WorkingSpace.linear, .none],
+        [(1.0, 0.0, 1.0), (0, 0, 1), (10, 0, 1), (2, 0.1, 1.2), (1, -1, 1), (1, 1, 1), (1, 0, 0), (1, 0, 4), (8, -0.5, 0.25)])
     func colorControls(ws: WorkingSpace, p: (Double, Double, Double)) throws {
         let (sat, bright, contrast) = p
         try checkPoint("color controls \(p)", ColorControls(saturation: sat, brightness: bright, contrast: contrast), ws) { v in
@@ -89,13 +92,17 @@ struct ColorFilterTests {
         try checkPoint("gamma \(power)", GammaAdjust(power: power), ws) { v in v.prefix(3).map { Reference.power($0, power) } + [v[3]] }
     }
 
-    @Test("CIToneCurve", arguments: [WorkingSpace.linear, .none], [
-        [0.0, 0.25, 0.5, 0.75, 1], [0, 0.4, 0.6, 0.8, 1], [1, 0.75, 0.5, 0.25, 0], [0, 1, 0, 1, 0], [0.2, 0.2, 0.2, 0.2, 0.2], [0, 0, 0, 0, 1],
-    ])
+    @Test(
+        "CIToneCurve", arguments: [WorkingSpace.linear, .none],
+        [
+            [0.0, 0.25, 0.5, 0.75, 1], [0, 0.4, 0.6, 0.8, 1], [1, 0.75, 0.5, 0.25, 0], [0, 1, 0, 1, 0], [0.2, 0.2, 0.2, 0.2, 0.2], [0, 0, 0, 0, 1]
+        ])
     func toneCurve(ws: WorkingSpace, levels: [Double]) throws {
         let pts = levels.enumerated().map { (Double($0.offset) / 4, $0.element) }
         try checkPoint("tone curve \(levels)", ToneCurve(levels: levels), ws) { v in
-            v.prefix(3).map { x in let q = Reference.naturalSpline(pts, max(x, 0).squareRoot()); return q * q } + [v[3]]
+            v.prefix(3).map { x in
+                let q = Reference.naturalSpline(pts, max(x, 0).squareRoot()); return q * q
+            } + [v[3]]
         }
     }
 
@@ -107,7 +114,7 @@ struct ColorFilterTests {
             ColorMatrix(r: [1, 0, 0, 0.2], g: [0, 1, 0, 0], b: [0, 0, 1, 0], a: [0, 0, 0, 0.5], bias: [0, 0, 0, 0.25]),
             // Entries above 1000 leave 8-bit pixels with partial alpha to the float route (the
             // fixed-point one would overflow); in range only where red equals green.
-            ColorMatrix(r: [1001, -1000, 0, 0], g: [0, 1, 0, 0], b: [0.2, 0.3, 0.5, 0]),
+            ColorMatrix(r: [1001, -1000, 0, 0], g: [0, 1, 0, 0], b: [0.2, 0.3, 0.5, 0])
         ]
         for m in cases {
             try checkPoint("color matrix", m, ws) { v in
@@ -121,15 +128,16 @@ struct ColorFilterTests {
     func hugeMatrices(ws: WorkingSpace) throws {
         let cases: [[any Filter]] = [
             [ColorMatrix(r: [10000, 0, 0, 0], g: [0, -9000, 0, 0], b: [0, 0, 1, 0])],
-            [ExposureAdjust(ev: 10), ExposureAdjust(ev: 4)],     // fused: 2^14 per channel
+            [ExposureAdjust(ev: 10), ExposureAdjust(ev: 4)],  // fused: 2^14 per channel
             [ColorMatrix(r: [.nan, 0, 0, 0])],
             // A matrix then a curve (a matrix-and-table pass) with entries past the fixed-point
             // route's reach: partial alpha takes the float route four pixels at a time.
-            [ColorMatrix(r: [1001, -1000, 0, 0], g: [0, 1, 0, 0], b: [0.2, 0.3, 0.5, 0]), GammaAdjust(power: 1.5)],
+            [ColorMatrix(r: [1001, -1000, 0, 0], g: [0, 1, 0, 0], b: [0.2, 0.3, 0.5, 0]), GammaAdjust(power: 1.5)]
         ]
         for (name, photo) in [Photos.all[0], ("alpha noise", Photos.alphaNoise)] {
-            let floats = try RenderContext(workingSpace: ws).render(Image(bitmap: photo), format: .rgbaFloat32, alpha: .premultiplied,
-                                                                    encoding: ws == .linear ? .linear : .srgb)
+            let floats = try RenderContext(workingSpace: ws).render(
+                Image(bitmap: photo), format: .rgbaFloat32, alpha: .premultiplied,
+                encoding: ws == .linear ? .linear : .srgb)
             for chain in cases {
                 let context = RenderContext(workingSpace: ws)
                 let bytes = try context.render(chain.reduce(Image(bitmap: photo)) { $1.apply(to: $0) })
@@ -148,8 +156,10 @@ struct ColorFilterTests {
 
     @Test("the PencilController chain, fused, against the chained definitions", arguments: [WorkingSpace.linear, .none])
     func pencilControllerChain(ws: WorkingSpace) throws {
-        let chain: [any Filter] = [HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2),
-                                   ExposureAdjust(ev: 0.5), GammaAdjust(power: 1.5)]
+        let chain: [any Filter] = [
+            HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2),
+            ExposureAdjust(ev: 0.5), GammaAdjust(power: 1.5)
+        ]
         struct Chain: Filter {
             static let descriptor = HueAdjust.descriptor
             let filters: [any Filter]
@@ -189,7 +199,7 @@ struct ColorFilterTests {
             [(0, 0), (0.25, 0.4), (0.5, 0.6), (0.75, 0.8), (1, 1)],
             [(0, 1), (0.25, 0), (0.5, 1), (0.75, 0), (1, 1)],
             [(0.1, 0.2), (0.3, 0.3), (0.45, 0.9), (0.8, 0.7), (0.95, 0.95)],
-            [(1, 1), (0, 0), (0.5, 0.25), (0.75, 0.5), (0.25, 0.1)],   // unsorted
+            [(1, 1), (0, 0), (0.5, 0.25), (0.75, 0.5), (0.25, 0.1)]  // unsorted
         ]
         for pts in sets {
             let f = ToneCurveSpline(points: pts)
@@ -226,8 +236,9 @@ struct ColorFilterTests {
         #expect(worst <= 1, "worst \(worst)")
     }
 
-    @Test("CIGaussianBlur: Core Image's rule (transparent outside, extent grows 3σ) and clamp-and-crop",
-          arguments: [WorkingSpace.linear, .none], [0.5, 2, 6.5, 10, 12.5, 19.9])
+    @Test(
+        "CIGaussianBlur: Core Image's rule (transparent outside, extent grows 3σ) and clamp-and-crop",
+        arguments: [WorkingSpace.linear, .none], [0.5, 2, 6.5, 10, 12.5, 19.9])
     func gaussian(ws: WorkingSpace, sigma: Double) throws {
         let photo = Photos.all.first { $0.0 == "chelsea.png" }!.1
         let r = Int((3 * sigma).rounded(.up))
@@ -317,8 +328,10 @@ struct ColorFilterTests {
     @Test("edge cases: 1x1 images, images smaller than the blur kernel, alpha 0")
     func tiny() throws {
         let one = try Pixels.make(1, 1) { _, _ in SIMD4(0.2, 0.6, 0.8, 1) }
-        for f in [HueAdjust(angle: 1), ColorControls(saturation: 2), ExposureAdjust(ev: 1), GammaAdjust(power: 2),
-                  ToneCurve(levels: [0, 0.4, 0.6, 0.8, 1]), MedianFilter(), GaussianBlur(radius: 10, edges: .clamp)] as [any Filter] {
+        for f in [
+            HueAdjust(angle: 1), ColorControls(saturation: 2), ExposureAdjust(ev: 1), GammaAdjust(power: 2),
+            ToneCurve(levels: [0, 0.4, 0.6, 0.8, 1]), MedianFilter(), GaussianBlur(radius: 10, edges: .clamp)
+        ] as [any Filter] {
             let out = try RenderContext().render(f.apply(to: Image(bitmap: one)), rect: one.bounds)
             #expect(out.width == 1 && out.height == 1)
         }

@@ -17,26 +17,31 @@ struct GrayFilterTests {
         return photos + synthetic
     }()
 
-    static let runs: [Double] = [0, 0, 0, 0, 0, 0, 0,
-                                 1, 1, 1, 0, 1, 1, 1,
-                                 1, 0, 0, 0, 0, 0, 1,
-                                 1, 1, 1, 1, 0, 0, 0,
-                                 1, 1, 1, 1, 1, 1, 1]
+    static let runs: [Double] = [
+        0, 0, 0, 0, 0, 0, 0,
+        1, 1, 1, 0, 1, 1, 1,
+        1, 0, 0, 0, 0, 0, 1,
+        1, 1, 1, 1, 0, 0, 0,
+        1, 1, 1, 1, 1, 1, 1
+    ]
     static let bumpy = (0..<25).map { Double(($0 * 7) % 5) / 20 }
     static let sharpen = [-0.5, -1, -0.5, -1, 7, -1, -0.5, -1, -0.5]
     /// `filters` over `bitmap`, and over the same values from a float bitmap, which takes the
     /// float route: the reference for the 8-bit and grey routes.
     static func withFloatReference(_ bitmap: Bitmap, _ filters: [any Filter], _ context: RenderContext) throws -> (Image, Image) {
-        let floats = try context.render(Image(bitmap: bitmap), format: .rgbaFloat32, alpha: .premultiplied,
-                                        encoding: context.workingSpace.encoding)
+        let floats = try context.render(
+            Image(bitmap: bitmap), format: .rgbaFloat32, alpha: .premultiplied,
+            encoding: context.workingSpace.encoding)
         var image = Image(bitmap: bitmap), reference = Image(bitmap: floats)
         for f in filters { image = f.apply(to: image); reference = f.apply(to: reference) }
         return (image, reference)
     }
 
     /// The PencilController app's four colour filters, fused into one pass.
-    static let pencilChain: [any Filter] = [HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2),
-                                            ExposureAdjust(ev: 0.5), GammaAdjust(power: 1.5)]
+    static let pencilChain: [any Filter] = [
+        HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2),
+        ExposureAdjust(ev: 0.5), GammaAdjust(power: 1.5)
+    ]
 
     /// Filters with a grey kernel, with their names, and two that must not run on grey tiles: an
     /// opaque input does not stay opaque through them (grey tiles hold no alpha).
@@ -47,15 +52,19 @@ struct GrayFilterTests {
         ("sobel", Sobel()), ("sobel on luma", Sobel(grey: true)),
         ("gaussian 2, edges clamped", GaussianBlur(radius: 2, edges: .clamp)), ("gaussian 5, transparent edges", GaussianBlur(radius: 5)),
         ("sobel on weights adding to 1.5 (not grey)", Sobel(grey: true, weights: [0.5, 0.5, 0.5])),
-        ("emboss 5x3 with bias (alpha 0.25: not grey)", try! Convolution(width: 5, height: 3, weights: [-1, -1, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 1, 1], bias: 0.25)),
+        (
+            "emboss 5x3 with bias (alpha 0.25: not grey)",
+            try! Convolution(width: 5, height: 3, weights: [-1, -1, 0, 0, 0, -1, 0, 1, 0, 0, 0, 0, 0, 1, 1], bias: 0.25)
+        ),
         ("dilate, every tap above 0 (alpha below 1: not grey)", try! Dilate(width: 3, height: 3, probe: [Double](repeating: 0.1, count: 9))),
         ("dilate disc", Dilate.disc(diameter: 15, radius: 7)),
         ("dilate runs", try! Dilate(width: 7, height: 5, probe: runs)), ("erode runs", try! Erode(width: 7, height: 5, probe: runs)),
         ("dilate bumpy", try! Dilate(width: 5, height: 5, probe: bumpy)), ("erode bumpy", try! Erode(width: 5, height: 5, probe: bumpy)),
         ("area max 1x1", AreaMax(width: 1, height: 1)), ("area max 4x6", AreaMax(width: 4, height: 6)),
-        ("area min 15x3", AreaMin(width: 15, height: 3)), ("area max 21x19 (by doubling)", AreaMax(width: 21, height: 19)), ("area min 1x7", AreaMin(width: 1, height: 7)),
+        ("area min 15x3", AreaMin(width: 15, height: 3)), ("area max 21x19 (by doubling)", AreaMax(width: 21, height: 19)),
+        ("area min 1x7", AreaMin(width: 1, height: 7)),
         ("closing 5x5", Closing(width: 5, height: 5)), ("closing 9x9", Closing(width: 9, height: 9)),
-        ("opening 5x5", Opening(width: 5, height: 5)),
+        ("opening 5x5", Opening(width: 5, height: 5))
     ]
 
     @Test("grey tiles give exactly the bytes of the RGBA path on the same grey image, borders included, into grey and RGBA8 (the Gaussian within a level)")
@@ -66,8 +75,9 @@ struct GrayFilterTests {
                 let image = filter.apply(to: Image(bitmap: gray))
                 // The grey source must run on grey tiles where it can, or this test would compare
                 // the RGBA path with itself.
-                #expect(try none.explain(image, format: .gray8).contains("on 8-bit grey tiles") == !name.contains("not grey"),
-                        "\(name): grey tiles used or not as expected")
+                #expect(
+                    try none.explain(image, format: .gray8).contains("on 8-bit grey tiles") == !name.contains("not grey"),
+                    "\(name): grey tiles used or not as expected")
                 let expanded = filter.apply(to: Image(bitmap: try gray.expandedToRGBA8()))
                 // The same grey as RGBA (R = G = B) through the 4-channel kernels, stored as grey
                 // and as straight RGBA8 (where alpha shows).
@@ -93,16 +103,23 @@ struct GrayFilterTests {
         }
     }
 
-    @Test("point filters on Gray8 (one lookup a pixel) give the float route's bytes, into grey and RGBA8, in both working spaces",
-          arguments: [WorkingSpace.none, .linear])
+    @Test(
+        "point filters on Gray8 (one lookup a pixel) give the float route's bytes, into grey and RGBA8, in both working spaces",
+        arguments: [WorkingSpace.none, .linear])
     func grayPointFilters(ws: WorkingSpace) throws {
         let context = RenderContext(workingSpace: ws)
         let chains: [(String, [any Filter])] = [
             ("gamma", [GammaAdjust(power: 1.5)]), ("exposure", [ExposureAdjust(ev: 0.7)]),
             ("tone curve", [ToneCurve(levels: [0, 0.2, 0.6, 0.8, 1])]), ("threshold", [ThresholdBinary(threshold: 0.4)]),
             ("PencilController chain", GrayFilterTests.pencilChain),
-            ("sepia with alpha", [ColorMatrix(r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0],
-                                              a: [0, 0, 0, 0.6], bias: [0.05, 0, -0.05, 0])]),
+            (
+                "sepia with alpha",
+                [
+                    ColorMatrix(
+                        r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0],
+                        a: [0, 0, 0, 0.6], bias: [0.05, 0, -0.05, 0])
+                ]
+            )
         ]
         for (name, filters) in chains {
             for (imageName, gray) in GrayFilterTests.images.prefix(2) {
@@ -115,13 +132,14 @@ struct GrayFilterTests {
         }
     }
 
-    @Test("point filters from 8-bit RGBA into Gray8 (the 8-bit routes, then luminance) stay within a level of the float route's",
-          arguments: [WorkingSpace.none, .linear])
+    @Test(
+        "point filters from 8-bit RGBA into Gray8 (the 8-bit routes, then luminance) stay within a level of the float route's",
+        arguments: [WorkingSpace.none, .linear])
     func rgbaPointFiltersIntoGray(ws: WorkingSpace) throws {
         let context = RenderContext(workingSpace: ws)
         let chains: [(String, [any Filter])] = [
             ("gamma (table)", [GammaAdjust(power: 1.5)]), ("threshold (pixel function)", [ThresholdBinary(threshold: 0.4)]),
-            ("PencilController chain (matrix tail)", GrayFilterTests.pencilChain),
+            ("PencilController chain (matrix tail)", GrayFilterTests.pencilChain)
         ]
         for (name, filters) in chains {
             for (imageName, rgba) in [GalleryImages.photos[0], GalleryImages.withAlpha[0]] {
@@ -129,8 +147,9 @@ struct GrayFilterTests {
                 let got = try context.render(image, format: .gray8), want = try context.render(reference, format: .gray8)
                 // Threshold's knife edge: a luma at the cut may land either side in the two routes.
                 let worst = Pixels.maxDifference(got, want)
-                #expect(worst <= 1.01 || name.hasPrefix("threshold") && worst == 255 && Pixels.meanDifference(got, want) < 0.05,
-                        "\(name) on \(imageName), \(ws): \(worst) levels")
+                #expect(
+                    worst <= 1.01 || name.hasPrefix("threshold") && worst == 255 && Pixels.meanDifference(got, want) < 0.05,
+                    "\(name) on \(imageName), \(ws): \(worst) levels")
             }
         }
     }
@@ -184,8 +203,9 @@ struct GrayFilterTests {
                 if !(filter is GammaAdjust) {
                     #expect(try none.explain(image, format: .gray8).contains("on 8-bit grey tiles"), "\(name)")
                 }
-                #expect(try none.render(image, format: .gray8) == (try none.render(filter.apply(to: Image(bitmap: decoded)), format: .gray8)),
-                        "\(name), \(type(of: filter))")
+                #expect(
+                    try none.render(image, format: .gray8) == (try none.render(filter.apply(to: Image(bitmap: decoded)), format: .gray8)),
+                    "\(name), \(type(of: filter))")
             }
         }
     }
@@ -205,7 +225,7 @@ struct GrayFilterTests {
             for x in 0..<gray.width {
                 let l = min(max(g(x - 1, y) + g(x + 1, y) + g(x, y - 1) + g(x, y + 1) - 4 * g(x, y), 0), 255)
                 worst = max(worst, abs(Int(lap.row(y).load(fromByteOffset: x, as: UInt8.self)) - l))
-                if x % 7 == 0 && y % 5 == 0 {    // the disc's 225 taps: every 35th pixel
+                if x % 7 == 0 && y % 5 == 0 {  // the disc's 225 taps: every 35th pixel
                     var m = 0
                     for j in 0..<15 { for i in 0..<15 where disc.probe[j * 15 + i] == 0 { m = max(m, g(x + i - 7, y + j - 7)) } }
                     worst = max(worst, abs(Int(dil.row(y).load(fromByteOffset: x, as: UInt8.self)) - m))

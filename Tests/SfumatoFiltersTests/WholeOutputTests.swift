@@ -75,7 +75,7 @@ struct WholeOutputTests {
         ("convolution", ["width": .number(5), "height": .number(3), "weights": .vector((0..<15).map { Double($0 % 4) - 1.5 })]),
         ("dilate", ["width": .number(5), "height": .number(5), "probe": .vector((0..<25).map { $0 % 6 == 0 ? 0 : 1 })]),
         ("area-max", ["width": .number(9), "height": .number(5)]), ("closing", ["width": .number(5), "height": .number(5)]),
-        ("sobel", ["grey": .flag(true)]), ("threshold-binary", ["threshold": .number(0.3)]),
+        ("sobel", ["grey": .flag(true)]), ("threshold-binary", ["threshold": .number(0.3)])
     ]
 
     @Test("filters with parameters that take other routes")

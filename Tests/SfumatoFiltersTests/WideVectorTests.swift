@@ -22,20 +22,26 @@ struct WideVectorTests {
         var seed: UInt32 = 9
         func next() -> Float { seed = seed &* 1_664_525 &+ 1_013_904_223; return Float(seed >> 24) / 255 }
         let premultiplied = try! Pixels.make(75, 21, alpha: .premultiplied) { _, _ in SIMD4(next(), next(), next(), next()) }
-        return [("premultiplied alpha noise", premultiplied)] + GalleryImages.all + GalleryImages.withAlpha + [("131x37 noise", odd), ("opaque but for 10 columns (5 transparent)", translucentEdge)] + grey
+        return [("premultiplied alpha noise", premultiplied)] + GalleryImages.all + GalleryImages.withAlpha + [
+            ("131x37 noise", odd), ("opaque but for 10 columns (5 transparent)", translucentEdge)
+        ] + grey
     }()
 
     static let filters: [(String, any Filter)] = [
         ("gaussian 0.4 clamp", GaussianBlur(radius: 0.4, edges: .clamp)), ("gaussian 2 clamp", GaussianBlur(radius: 2, edges: .clamp)),
         ("gaussian 3.3 transparent", GaussianBlur(radius: 3.3)), ("gaussian 10 clamp", GaussianBlur(radius: 10, edges: .clamp)),
-        ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("gaussian 19.9 clamp", GaussianBlur(radius: 19.9, edges: .clamp)), ("median 3x3", Median(diameter: 3)),
+        ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("gaussian 19.9 clamp", GaussianBlur(radius: 19.9, edges: .clamp)),
+        ("median 3x3", Median(diameter: 3)),
         ("gamma 1.5 (a table on grey)", GammaAdjust(power: 1.5)), ("histogram equalization", HistogramEqualization()),
         ("hue 1 (a matrix)", HueAdjust(angle: 1)), ("colour controls, clipping", ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2)),
         ("threshold 0.5", ThresholdBinary(threshold: 0.5)), ("threshold 0.3, maximum 0.7", ThresholdBinary(threshold: 0.3, maximum: 0.7)),
         ("closing 5x5", Closing(width: 5, height: 5)), ("opening 9x3", Opening(width: 9, height: 3)),
         ("area max 21x19 (by doubling)", AreaMax(width: 21, height: 19)), ("area min 4x6", AreaMin(width: 4, height: 6)),
         ("dilate disc", Dilate.disc(diameter: 15, radius: 7)),
-        ("sepia matrix with bias", ColorMatrix(r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0], bias: [0.05, -0.02, 0.1, 0])),
+        (
+            "sepia matrix with bias",
+            ColorMatrix(r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0], bias: [0.05, -0.02, 0.1, 0])
+        )
     ]
 
     @Test("dispatch: wide kernels run exactly where the processor has AVX-512")
@@ -43,12 +49,12 @@ struct WideVectorTests {
         #expect(CPUFeatures.wideVectors == (CPUFeatures.hasAVX512 && ProcessInfo.processInfo.environment["SFUMATO_SIMD"] != "baseline"))
         CPUFeatures.withBaselineVectors { #expect(!CPUFeatures.wideVectors) }
         #if arch(x86_64) && os(Linux)
-        // The switch must agree with the kernel's own flags (a wrong answer either faults or
-        // leaves the fast kernels unused).
-        let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let flags = Set(info.split(whereSeparator: \.isWhitespace).map(String.init))
-        #expect(CPUFeatures.hasAVX512 == CPUFeatures.requiredFlags.allSatisfy(flags.contains))
-        #expect(CPUFeatures.requiredFlags.contains("avx512vbmi"))   // the byte permutes
+            // The switch must agree with the kernel's own flags (a wrong answer either faults or
+            // leaves the fast kernels unused).
+            let info = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+            let flags = Set(info.split(whereSeparator: \.isWhitespace).map(String.init))
+            #expect(CPUFeatures.hasAVX512 == CPUFeatures.requiredFlags.allSatisfy(flags.contains))
+            #expect(CPUFeatures.requiredFlags.contains("avx512vbmi"))  // the byte permutes
         #endif
     }
 
@@ -79,7 +85,9 @@ struct WideRecursiveGaussianTests {
                     let context = RenderContext(options: options)
                     let recipe = GaussianBlur(radius: sigma, edges: edges).apply(to: Image(bitmap: bitmap))
                     let wide = try context.render(recipe, rect: recipe.extent, format: .rgbaFloat32, alpha: .premultiplied)
-                    let baseline = try CPUFeatures.withBaselineVectors { try context.render(recipe, rect: recipe.extent, format: .rgbaFloat32, alpha: .premultiplied) }
+                    let baseline = try CPUFeatures.withBaselineVectors {
+                        try context.render(recipe, rect: recipe.extent, format: .rgbaFloat32, alpha: .premultiplied)
+                    }
                     #expect(Pixels.maxDifference(wide, baseline) == 0, "σ \(sigma) \(edges), tiles \(options.tileWidth)x\(options.tileHeight)")
                 }
             }
@@ -100,7 +108,8 @@ struct OpaqueResultTests {
         // Alpha 0.9 from opaque input: the straight pass must run.
         ("erode, taps above 0", try! Erode(width: 3, height: 3, probe: [Double](repeating: 0.1, count: 9))),
         ("threshold 0.5", ThresholdBinary(threshold: 0.5)), ("threshold 0.3, maximum 0.7", ThresholdBinary(threshold: 0.3, maximum: 0.7)),
-        ("closing 5x5", Closing(width: 5, height: 5)), ("emboss with bias", try! Convolution(width: 3, height: 3, weights: [-2, 0, 0, 0, 1, 0, 0, 0, 2], bias: 0.25)),
+        ("closing 5x5", Closing(width: 5, height: 5)),
+        ("emboss with bias", try! Convolution(width: 3, height: 3, weights: [-2, 0, 0, 0, 1, 0, 0, 0, 2], bias: 0.25))
     ]
 
     @Test("straight destination = premultiplied destination made straight, on opaque photos", arguments: filters.indices)

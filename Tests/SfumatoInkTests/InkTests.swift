@@ -5,11 +5,14 @@ import SfumatoTestSupport
 import Testing
 
 /// A straight horizontal stroke of `n` samples from x0 to x1 at height y.
-func line(_ n: Int, x0: Double = 20, x1: Double = 380, y: Double = 50, pressure: Double = 0.5, altitude: Double = .pi / 2,
-          azimuth: Double = 0, kind: PointerKind = .pen) -> [PenSample] {
+func line(
+    _ n: Int, x0: Double = 20, x1: Double = 380, y: Double = 50, pressure: Double = 0.5, altitude: Double = .pi / 2,
+    azimuth: Double = 0, kind: PointerKind = .pen
+) -> [PenSample] {
     (0..<n).map { k in
-        PenSample(x: x0 + (x1 - x0) * Double(k) / Double(max(n - 1, 1)), y: y, pressure: pressure, altitude: altitude,
-                  azimuth: azimuth, pointerKind: kind, timestamp: Double(k) * 4)
+        PenSample(
+            x: x0 + (x1 - x0) * Double(k) / Double(max(n - 1, 1)), y: y, pressure: pressure, altitude: altitude,
+            azimuth: azimuth, pointerKind: kind, timestamp: Double(k) * 4)
     }
 }
 
@@ -109,14 +112,15 @@ struct InkTests {
         let layer = try InkLayer(width: 200, height: 100, format: .rgba8)
         layer.draw(Stroke(brush: BrushSettings(kind: .forcePen), samples: line(40, x0: 20, x1: 180, pressure: 2.0 / 3)))
         let before = px(layer, 100, 50)
-        #expect(before.z > 0.9 && before.x < 0.1)   // blue
+        #expect(before.z > 0.9 && before.x < 0.1)  // blue
         for _ in 0..<20 { layer.fadeStep(.whiten) }
         let after = px(layer, 100, 50)
-        #expect(after.x / after.w > 0.95 && after.y / after.w > 0.95, "colour \(after / after.w)")   // white
+        #expect(after.x / after.w > 0.95 && after.y / after.w > 0.95, "colour \(after / after.w)")  // white
     }
 
-    @Test("fade steps make the layer converge to empty within about a second of frames, never growing in alpha",
-          arguments: [PixelFormat.rgba8, .rgbaFloat32])
+    @Test(
+        "fade steps make the layer converge to empty within about a second of frames, never growing in alpha",
+        arguments: [PixelFormat.rgba8, .rgbaFloat32])
     func fade(format: PixelFormat) throws {
         let layer = try InkLayer(width: 200, height: 100, format: format)
         layer.draw(Stroke(brush: BrushSettings(kind: .forcePen), samples: line(40, x0: 20, x1: 180, pressure: 0.8)))
@@ -131,11 +135,12 @@ struct InkTests {
         }
         #expect(previous == 0, "still \(previous) after \(steps) steps")
         #expect(layer.isEmpty)
-        #expect(steps > 10 && steps <= 60, "\(steps) steps")   // a visible fade, gone within a second at 60 fps
+        #expect(steps > 10 && steps <= 60, "\(steps) steps")  // a visible fade, gone within a second at 60 fps
     }
 
-    @Test("a fade limited to the ink's rectangle gives the whole layer's fade, whatever the other buffer held",
-          arguments: [PixelFormat.rgba8, .rgbaFloat32])
+    @Test(
+        "a fade limited to the ink's rectangle gives the whole layer's fade, whatever the other buffer held",
+        arguments: [PixelFormat.rgba8, .rgbaFloat32])
     func fadeInRegion(format: PixelFormat) throws {
         let stroke = Stroke(brush: BrushSettings(kind: .forcePen), samples: line(30, x0: 150, x1: 330, y: 60, pressure: 0.7))
         let whole = try InkLayer(width: 360, height: 140, format: format)
@@ -166,8 +171,10 @@ struct InkTests {
         var samples: [PenSample] = []
         for k in 0..<120 {
             let t = Double(k) / 119
-            samples.append(PenSample(x: 30 + 300 * t, y: 100 + 60 * sin(t * 7), pressure: 0.2 + 0.7 * t, altitude: 0.3 + 1.2 * t,
-                                     azimuth: t * 3, timestamp: Double(k)))
+            samples.append(
+                PenSample(
+                    x: 30 + 300 * t, y: 100 + 60 * sin(t * 7), pressure: 0.2 + 0.7 * t, altitude: 0.3 + 1.2 * t,
+                    azimuth: t * 3, timestamp: Double(k)))
         }
         let settings = BrushSettings(kind: kind, color: "#336699")
         let full = try InkLayer(width: 360, height: 220)
@@ -196,7 +203,7 @@ struct InkTests {
             (40, 0, .pi / 2 - 40 * .pi / 180, 0), (0, -30, .pi / 2 - 30 * .pi / 180, 3 * .pi / 2),
             (45, 45, atan(1 / 2.0.squareRoot()), .pi / 4), (-45, 45, atan(1 / 2.0.squareRoot()), 3 * .pi / 4),
             (-45, -45, atan(1 / 2.0.squareRoot()), 5 * .pi / 4), (45, -45, atan(1 / 2.0.squareRoot()), 7 * .pi / 4),
-            (90, 30, 0, 0),
+            (90, 30, 0, 0)
         ]
         for (tx, ty, alt, az) in cases {
             let (a, z) = PenSample.angles(tiltX: tx, tiltY: ty)
@@ -239,7 +246,8 @@ struct InkTests {
 
     @Test("scenes decode, validate, and render")
     func scene() throws {
-        let json = ##"{"canvas": {"width": 120, "height": 80, "background": "#ffffff"}, "strokes": [{"brush": "force-pen", "samples": [{"x": 10, "y": 40, "pressure": 0.5}, {"x": 110, "y": 40, "pressure": 0.5}]}]}"##
+        let json =
+            ##"{"canvas": {"width": 120, "height": 80, "background": "#ffffff"}, "strokes": [{"brush": "force-pen", "samples": [{"x": 10, "y": 40, "pressure": 0.5}, {"x": 110, "y": 40, "pressure": 0.5}]}]}"##
         let s = try Scene.decode(Data(json.utf8))
         let layer = try s.layer()
         #expect(px(layer, 60, 40).w == 1)

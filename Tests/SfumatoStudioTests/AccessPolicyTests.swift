@@ -6,8 +6,10 @@ struct AccessPolicyTests {
     let token = "0123456789abcdef0123456789abcdef"
     var policy: AccessPolicy { AccessPolicy(token: token, port: 8080, secure: false) }
 
-    func decide(_ policy: AccessPolicy, host: String? = "127.0.0.1:8080", origin: String? = nil, query: String? = nil,
-                cookie: String? = nil, path: String = "/api/document") -> AccessPolicy.Decision {
+    func decide(
+        _ policy: AccessPolicy, host: String? = "127.0.0.1:8080", origin: String? = nil, query: String? = nil,
+        cookie: String? = nil, path: String = "/api/document"
+    ) -> AccessPolicy.Decision {
         policy.decide(.init(path: path, host: host, origin: origin, queryToken: query, cookieHeader: cookie))
     }
 
@@ -31,13 +33,16 @@ struct AccessPolicyTests {
         for ok in ["127.0.0.1:8080", "localhost:8080", "LOCALHOST:8080", "[::1]:8080"] {
             #expect(decide(policy, host: ok, query: token) == .allow(setCookie: true), "\(ok)")
         }
-        for bad in [nil, "", "evil.example:8080", "127.0.0.1:8081", "127.0.0.1", "127.0.0.1.evil.example:8080", "localhost:8080@evil",
-                    "[::1]", "[::1:8080", "a:b:c", "localhost:0", "localhost:99999", "192.0.2.2:8080", String(repeating: "a", count: 500)] {
+        for bad in [
+            nil, "", "evil.example:8080", "127.0.0.1:8081", "127.0.0.1", "127.0.0.1.evil.example:8080", "localhost:8080@evil",
+            "[::1]", "[::1:8080", "a:b:c", "localhost:0", "localhost:99999", "192.0.2.2:8080", String(repeating: "a", count: 500)
+        ] {
             if case .allow = decide(policy, host: bad, query: token) { Issue.record("Host \(bad ?? "none") was let in") }
         }
         // With --lan: the machine's names and current addresses too.
-        let lan = AccessPolicy(token: token, port: 8443, secure: true, names: AccessPolicy.loopbackNames.union(["studio.local"]),
-                               isLocalAddress: { $0 == "192.0.2.2" })
+        let lan = AccessPolicy(
+            token: token, port: 8443, secure: true, names: AccessPolicy.loopbackNames.union(["studio.local"]),
+            isLocalAddress: { $0 == "192.0.2.2" })
         #expect(decide(lan, host: "studio.local:8443", query: token) == .allow(setCookie: true))
         #expect(decide(lan, host: "192.0.2.2:8443", query: token) == .allow(setCookie: true))
         if case .allow = decide(lan, host: "192.0.2.3:8443", query: token) { Issue.record("a foreign address was let in") }

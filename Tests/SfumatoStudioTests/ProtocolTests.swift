@@ -9,11 +9,20 @@ nonisolated(unsafe) let wellFormed: [(ClientMessage.Kind, [String: Any])] = [
     (.viewport, ["type": "viewport", "viewport": ["width": 1024, "height": 700], "dpr": 1.5]),
     (.mode, ["type": "mode", "mode": "shade"]),
     (.hold, ["type": "hold", "pair": "gamma-exposure"]),
-    (.pen, ["type": "pen", "phase": "move", "stroke": 3, "batch": 17,
-            "samples": [["x": 10.5, "y": 20, "pressure": 0.4, "altitude": 1.1, "azimuth": 0.3, "twist": 12, "tangentialPressure": -0.5,
-                         "pointerType": "pen", "buttons": 1, "t": 1234.5, "coalesced": true],
-                        ["x": 11, "y": 21, "tiltX": 30, "tiltY": -10]],
-            "predicted": [["x": 12, "y": 22, "predicted": true]]]),
+    (
+        .pen,
+        [
+            "type": "pen", "phase": "move", "stroke": 3, "batch": 17,
+            "samples": [
+                [
+                    "x": 10.5, "y": 20, "pressure": 0.4, "altitude": 1.1, "azimuth": 0.3, "twist": 12, "tangentialPressure": -0.5,
+                    "pointerType": "pen", "buttons": 1, "t": 1234.5, "coalesced": true
+                ],
+                ["x": 11, "y": 21, "tiltX": 30, "tiltY": -10]
+            ],
+            "predicted": [["x": 12, "y": 22, "predicted": true]]
+        ]
+    ),
     (.curve, ["type": "curve", "levels": [0, 0.3, 0.5, 0.8, 1], "final": true]),
     (.preset, ["type": "preset", "index": 4]),
     (.brush, ["type": "brush", "brush": "pencil", "color": "#aabbcc", "keepStrokes": true, "pressureCurve": [[0, 0], [0.5, 0.7], [1, 1]]]),
@@ -22,7 +31,7 @@ nonisolated(unsafe) let wellFormed: [(ClientMessage.Kind, [String: Any])] = [
     (.beforeAfter, ["type": "beforeAfter", "on": true]),
     (.camera, ["type": "camera", "on": true, "width": 960, "height": 540]),
     (.drawn, ["type": "drawn", "seq": 12]),
-    (.stats, ["type": "stats", "count": 100, "p50": 4.5, "p95": 9, "p99": 12.25]),
+    (.stats, ["type": "stats", "count": 100, "p50": 4.5, "p95": 9, "p99": 12.25])
 ]
 
 func json(_ object: Any) -> [UInt8] {
@@ -32,7 +41,12 @@ func json(_ object: Any) -> [UInt8] {
 /// Every place in a message that holds a value, as a path of keys and indices.
 enum Step: CustomStringConvertible {
     case key(String), index(Int)
-    var description: String { switch self { case .key(let k): ".\(k)"; case .index(let i): "[\(i)]" } }
+    var description: String {
+        switch self {
+        case .key(let k): ".\(k)";
+        case .index(let i): "[\(i)]"
+        }
+    }
 }
 
 func leaves(_ value: Any, at path: [Step] = []) -> [([Step], Any)] {
@@ -95,8 +109,10 @@ struct ProtocolTests {
     }
 
     /// Values no field of any type accepts in place of a number, a flag, a string or a list.
-    nonisolated(unsafe) static let hostile: [Any] = [1e300, -1e300, -1e19, 1e19, 9_007_199_254_740_993.0, "NaN", "Infinity", "1", true, false,
-                                 [Any](), [String: Any](), String(repeating: "x", count: 5000)]
+    nonisolated(unsafe) static let hostile: [Any] = [
+        1e300, -1e300, -1e19, 1e19, 9_007_199_254_740_993.0, "NaN", "Infinity", "1", true, false,
+        [Any](), [String: Any](), String(repeating: "x", count: 5000)
+    ]
 
     @Test("every field of every message type given hostile values: an error naming it, never a trap")
     func hostileValues() throws {
@@ -121,9 +137,11 @@ struct ProtocolTests {
         }
         #expect(refused > 300)
         // Text that is not a JSON object, or numbers JSON cannot carry.
-        for text in ["", "not json", "[1,2]", "null", "7", "{\"type\":\"preset\",\"index\":1e309}", "{\"type\":\"preset\",\"index\":NaN}",
-                     "{\"type\":\"preset\",\"index\":Infinity}", "{\"type\":\"no-such\"}", "{\"type\":5}", "{}",
-                     String(repeating: "[", count: 100_000)] {
+        for text in [
+            "", "not json", "[1,2]", "null", "7", "{\"type\":\"preset\",\"index\":1e309}", "{\"type\":\"preset\",\"index\":NaN}",
+            "{\"type\":\"preset\",\"index\":Infinity}", "{\"type\":\"no-such\"}", "{\"type\":5}", "{}",
+            String(repeating: "[", count: 100_000)
+        ] {
             #expect(throws: ProtocolError.self, "\(text.prefix(40))") { try ClientMessage.decode(Array(text.utf8)) }
         }
     }

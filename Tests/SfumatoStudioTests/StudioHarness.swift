@@ -89,7 +89,11 @@ final class RecordingTransport: MessageTransport, @unchecked Sendable {
     }
     func texts(_ id: Int, type: String) -> [[String: Any]] { page(id).texts.filter { $0["type"] as? String == type } }
     func errors(_ id: Int) -> [String] { texts(id, type: "error").compactMap { $0["message"] as? String } }
-    func clear(_ id: Int) { lock.withLock { pages[id]?.texts = []; pages[id]?.frames = [] } }
+    func clear(_ id: Int) {
+        lock.withLock {
+            pages[id]?.texts = []; pages[id]?.frames = []
+        }
+    }
 }
 
 /// A studio on a fresh document of a real photo, driven in-process.
@@ -103,8 +107,9 @@ final class StudioHarness: @unchecked Sendable {
 
     init(photo: String = "rocket.jpg", limits: StudioLimits = StudioLimits()) throws {
         folder = try Fixtures.temporaryFolder("studio")
-        document = try Document.create(at: folder.appendingPathComponent("s.sfumato").path,
-                                       image: try ImageIO.readBytes(path: Fixtures.path(photo)), name: photo)
+        document = try Document.create(
+            at: folder.appendingPathComponent("s.sfumato").path,
+            image: try ImageIO.readBytes(path: Fixtures.path(photo)), name: photo)
         let box = _LogBox()
         studio = try Studio(document: document, folder: folder, limits: limits) { box.append($0) }
         box.harness = self
@@ -132,17 +137,25 @@ final class StudioHarness: @unchecked Sendable {
     func settle() { studio.settle() }
 
     /// A pen stroke of `count` samples along a horizontal line, in batches of `perBatch`.
-    func stroke(_ id: Int, stroke: Int, firstBatch: Int, y: Double = 200, from x0: Double = 100, to x1: Double = 500,
-                count: Int = 40, perBatch: Int = 8, pressure: Double = 0.6) {
+    func stroke(
+        _ id: Int, stroke: Int, firstBatch: Int, y: Double = 200, from x0: Double = 100, to x1: Double = 500,
+        count: Int = 40, perBatch: Int = 8, pressure: Double = 0.6
+    ) {
         let samples = (0..<count).map { k -> [String: Any] in
-            ["x": x0 + (x1 - x0) * Double(k) / Double(count - 1), "y": y, "pressure": pressure, "t": Double(k) * 4,
-             "pointerType": "pen", "buttons": 1]
+            [
+                "x": x0 + (x1 - x0) * Double(k) / Double(count - 1), "y": y, "pressure": pressure, "t": Double(k) * 4,
+                "pointerType": "pen", "buttons": 1
+            ]
         }
         var batch = firstBatch
         for start in stride(from: 0, to: count, by: perBatch) {
             let phase = start == 0 ? "down" : "move"
-            send(id, ["type": "pen", "phase": phase, "stroke": stroke, "batch": batch,
-                      "samples": Array(samples[start..<min(count, start + perBatch)])])
+            send(
+                id,
+                [
+                    "type": "pen", "phase": phase, "stroke": stroke, "batch": batch,
+                    "samples": Array(samples[start..<min(count, start + perBatch)])
+                ])
             batch += 1
         }
         send(id, ["type": "pen", "phase": "up", "stroke": stroke, "batch": batch, "samples": []])

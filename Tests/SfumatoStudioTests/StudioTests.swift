@@ -109,10 +109,12 @@ struct StudioTests {
         let h = try StudioHarness()
         h.connect(1)
         h.settle()
-        let bad = ["not json", "[1]", "{\"type\":\"preset\",\"index\":1e300}", "{\"type\":\"pen\",\"phase\":\"down\",\"stroke\":-1e19,\"batch\":1,\"samples\":[]}",
-                   "{\"type\":\"pen\",\"phase\":\"down\",\"stroke\":1,\"batch\":1e300,\"samples\":[]}",
-                   "{\"type\":\"pen\",\"phase\":\"down\",\"stroke\":1,\"batch\":1,\"samples\":[{\"x\":1e20,\"y\":1}]}",
-                   "{\"type\":\"hello\",\"viewport\":{\"width\":1e300,\"height\":5}}", "{\"type\":\"curve\",\"levels\":[0,0,0,0,1e400]}"]
+        let bad = [
+            "not json", "[1]", "{\"type\":\"preset\",\"index\":1e300}", "{\"type\":\"pen\",\"phase\":\"down\",\"stroke\":-1e19,\"batch\":1,\"samples\":[]}",
+            "{\"type\":\"pen\",\"phase\":\"down\",\"stroke\":1,\"batch\":1e300,\"samples\":[]}",
+            "{\"type\":\"pen\",\"phase\":\"down\",\"stroke\":1,\"batch\":1,\"samples\":[{\"x\":1e20,\"y\":1}]}",
+            "{\"type\":\"hello\",\"viewport\":{\"width\":1e300,\"height\":5}}", "{\"type\":\"curve\",\"levels\":[0,0,0,0,1e400]}"
+        ]
         for text in bad { h.sendRaw(1, text) }
         h.studio.webSocketMessage(1, .binary([1, 2, 3]))
         h.studio.webSocketMessage(1, .binary(Array("CAM1".utf8) + [1, 0, 0, 0, 9, 9, 9]))
@@ -132,8 +134,12 @@ struct StudioTests {
         let h = try StudioHarness()
         h.connect(1)
         h.send(1, ["type": "mode", "mode": "sketch"])
-        h.send(1, ["type": "pen", "phase": "down", "stroke": 1, "batch": 1,
-                   "samples": [["x": -999_999, "y": 999_999], ["x": 999_999, "y": -999_999], ["x": 10, "y": 10]]])
+        h.send(
+            1,
+            [
+                "type": "pen", "phase": "down", "stroke": 1, "batch": 1,
+                "samples": [["x": -999_999, "y": 999_999], ["x": 999_999, "y": -999_999], ["x": 10, "y": 10]]
+            ])
         h.send(1, ["type": "pen", "phase": "up", "stroke": 1, "batch": 2, "samples": []])
         h.settle()
         let samples = try #require(h.document.state.strokes.first).stroke.samples
@@ -242,7 +248,9 @@ struct StudioTests {
         func call(_ method: HTTPMethod, _ path: String, _ query: [String: String] = [:], body: [UInt8] = []) -> HTTPResponse {
             let done = DispatchSemaphore(value: 0)
             let box = _ResponseBox()
-            h.studio.handle(HTTPRequest(method: method, path: path, query: query, body: body)) { box.response = $0; done.signal() }
+            h.studio.handle(HTTPRequest(method: method, path: path, query: query, body: body)) {
+                box.response = $0; done.signal()
+            }
             _ = done.wait(timeout: .now() + 30)
             return box.response!
         }
@@ -284,7 +292,9 @@ struct StudioTests {
         request.cancellation.cancel()
         let done = DispatchSemaphore(value: 0)
         let box = _ResponseBox()
-        h.studio.handle(request) { box.response = $0; done.signal() }
+        h.studio.handle(request) {
+            box.response = $0; done.signal()
+        }
         #expect(done.wait(timeout: .now() + 30) == .success)
         #expect(box.response?.status != 200)
     }

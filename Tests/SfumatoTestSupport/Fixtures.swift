@@ -45,8 +45,10 @@ public enum Fixtures {
 /// Bitmap helpers for tests.
 public enum Pixels {
     /// A bitmap from a function of (x, y) giving straight RGBA 0...1.
-    public static func make(_ w: Int, _ h: Int, format: PixelFormat = .rgba8, alpha: AlphaMode = .straight,
-                            encoding: ColorEncoding? = nil, _ f: (Int, Int) -> SIMD4<Float>) throws -> Bitmap {
+    public static func make(
+        _ w: Int, _ h: Int, format: PixelFormat = .rgba8, alpha: AlphaMode = .straight,
+        encoding: ColorEncoding? = nil, _ f: (Int, Int) -> SIMD4<Float>
+    ) throws -> Bitmap {
         let b = try Bitmap(width: w, height: h, format: format, encoding: encoding, alpha: alpha)
         for y in 0..<h { for x in 0..<w { b.setPixel(x: x, y: y, f(x, y)) } }
         return b

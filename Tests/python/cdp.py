@@ -67,7 +67,7 @@ class Chromium:
                     "chromium's DevTools port did not open" if time.monotonic() > deadline else None
                 if failed:
                     self.stop()
-                    raise AssertionError(f"{failed}: {self.process.stderr.read().decode(errors='replace')[-2000:]}")
+                    raise AssertionError(f"{failed}: {self.process.stderr.read().decode(errors='replace')[-2000:]}") from None
                 time.sleep(0.1)
 
     def _http(self, path, method="GET"):

@@ -166,7 +166,7 @@ async def own_page(url, figures, seconds):
                 while await asyncio.wait_for(got.get(), 10) < batch:
                     pass
                 figures.own_round_trips.append((time.monotonic() - t0) * 1000)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 figures.own_round_trips.append(10_000.0)
         batch += 1
         await ws.send(json.dumps({"type": "pen", "phase": "up", "stroke": stroke, "batch": batch, "samples": []}))

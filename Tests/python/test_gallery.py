@@ -67,7 +67,8 @@ def test_gaussian_blur_sigma5_transparent_edges(gallery):
     got = result("gaussian-blur").astype(np.float64)
     rgb = src.astype(np.float64)
     alpha = np.ones(src.shape[:2])
-    blur = lambda a: ndimage.gaussian_filter(a, sigma=5, mode="constant", cval=0.0, truncate=3.0)
+    def blur(a):
+        return ndimage.gaussian_filter(a, sigma=5, mode="constant", cval=0.0, truncate=3.0)
     a = blur(alpha)
     assert_close(got[..., 3], to8(a * 255), what="blur alpha")
     mask = a >= 0.25

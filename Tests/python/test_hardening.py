@@ -38,7 +38,7 @@ def raw_http(port, request, host="127.0.0.1", timeout=5):
                     length = re.search(rb"content-length: *(\d+)", head, re.I)
                     if length is None or len(body) >= int(length.group(1)):
                         break
-        except socket.timeout:
+        except TimeoutError:
             pass
     return data
 
@@ -81,7 +81,7 @@ def test_listens_on_loopback_only_and_lan_only_when_asked(sfumato, tmp_path):
                 listening = server.stdout.readline()
                 # What it listens on, as the kernel sees it.
                 ss = subprocess.run(ns.command(["ss", "-Hltn", f"sport = :{port}"]), capture_output=True, text=True).stdout
-                addresses = sorted(l.split()[3].rsplit(":", 1)[0] for l in ss.splitlines())
+                addresses = sorted(line.split()[3].rsplit(":", 1)[0] for line in ss.splitlines())
                 if lan:
                     assert addresses == ["*"], ss
                     context = ssl.create_default_context()
@@ -195,7 +195,7 @@ def hostile_variants():
         node[path[-1]] = marker
         return value
 
-    for name, message in base.items():
+    for message in base.values():
         for path in paths(message):
             text = json.dumps(replaced(message, path))
             for h in hostile:

@@ -30,7 +30,7 @@ def stop(server):
     except subprocess.TimeoutExpired:
         server.kill()
         server.wait()
-        raise AssertionError("the studio did not stop on SIGTERM within 10 s")
+        raise AssertionError("the studio did not stop on SIGTERM within 10 s") from None
 
 
 def test_lan_needs_tls_and_the_pairing_token(sfumato, tmp_path):
@@ -71,11 +71,13 @@ def test_lan_needs_tls_and_the_pairing_token(sfumato, tmp_path):
         status, body = get(f"/?token={token}")
         assert status == 200 and b"<html" in body.lower()
         # Plain HTTP on the TLS port gets nowhere.
+        served = False
         try:
             urllib.request.urlopen(f"http://127.0.0.1:{port}/api/document?token={token}", timeout=5).read()
-            assert False, "plain HTTP was served"
+            served = True
         except Exception:
-            pass
+            pass   # refused, reset or unreadable: not served
+        assert not served, "plain HTTP was served on the TLS port"
         # A WebSocket upgrade without the token is refused.
         raw = socket.create_connection(("127.0.0.1", port), timeout=5)
         tls = context.wrap_socket(raw, server_hostname="localhost")

@@ -124,8 +124,9 @@ enum ApplyCommand {
             try writeFileAtomically(try ImageIO.encode(bitmap, format: format, options: encode), to: "-")
             return
         }
-        let writer = try ImageIO.makeWriter(path: outputPath, format: format, width: rect.width, height: rect.height,
-                                            hasAlpha: !opaque, sixteenBit: sixteen, gray: gray, options: encode)
+        let writer = try ImageIO.makeWriter(
+            path: outputPath, format: format, width: rect.width, height: rect.height,
+            hasAlpha: !opaque, sixteenBit: sixteen, gray: gray, options: encode)
         try context.render(recipe, rect: rect, format: pixels, to: writer)
         try writer.finish()
     }

@@ -144,12 +144,15 @@ enum DocCommand {
         let doc = try open(a, "check")
         let r = try doc.check()
         if a.has("--json") {
-            let o: [String: Any] = ["ok": r.ok, "schemaVersion": r.schemaVersion, "integrity": r.integrity, "problems": r.problems, "actions": r.actions,
-                                    "position": r.position, "strokes": r.strokes, "samples": r.samples,
-                                    "unfinishedStrokes": r.unfinishedStrokes, "images": r.images, "bytes": r.bytes]
+            let o: [String: Any] = [
+                "ok": r.ok, "schemaVersion": r.schemaVersion, "integrity": r.integrity, "problems": r.problems, "actions": r.actions,
+                "position": r.position, "strokes": r.strokes, "samples": r.samples,
+                "unfinishedStrokes": r.unfinishedStrokes, "images": r.images, "bytes": r.bytes
+            ]
             output.print(String(decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys]), as: UTF8.self))
         } else {
-            output.print("""
+            output.print(
+                """
                 \(doc.path): \(r.ok ? "ok" : "PROBLEMS: \(r.summary)")
                   schema version \(r.schemaVersion), \(r.bytes) bytes
                   \(r.actions) actions (position \(r.position)), \(r.strokes) strokes (\(r.unfinishedStrokes) unfinished), \(r.samples) samples, \(r.images) image(s)
@@ -178,9 +181,11 @@ enum DocCommand {
             } else {
                 let id = try doc.beginStroke(layer: .sketch, brush: BrushSettings(kind: .forcePen), fades: false)
                 for b in 0..<5 {
-                    try doc.appendSamples(stroke: id, (0..<4).map { k in
-                        PenSample(x: next() * Double(doc.width), y: next() * Double(doc.height), pressure: next(), timestamp: Double(b * 4 + k))
-                    })
+                    try doc.appendSamples(
+                        stroke: id,
+                        (0..<4).map { k in
+                            PenSample(x: next() * Double(doc.width), y: next() * Double(doc.height), pressure: next(), timestamp: Double(b * 4 + k))
+                        })
                 }
                 try doc.endStroke(id)
             }

@@ -48,7 +48,7 @@ enum FiltersCommand {
     static func jsonObject(_ d: FilterDescriptor) -> [String: Any] {
         var o: [String: Any] = [
             "name": d.name, "shortName": d.shortName, "displayName": d.displayName, "category": d.category,
-            "summary": d.summary,
+            "summary": d.summary
         ]
         if let ci = d.coreImageName { o["coreImageName"] = ci }
         o["parameters"] = d.parameters.map { p -> [String: Any] in

@@ -23,7 +23,7 @@ enum InfoCommand {
                 var o: [String: Any] = [
                     "file": path, "format": i.format.rawValue, "width": w, "height": h, "storedWidth": i.width,
                     "storedHeight": i.height, "orientation": i.orientation, "bitsPerChannel": i.bitsPerChannel,
-                    "channels": i.colorChannels, "alpha": i.hasAlpha,
+                    "channels": i.colorChannels, "alpha": i.hasAlpha
                 ]
                 if let p = i.iccProfile { o["iccProfile"] = p }
                 if let l = i.lossless { o["lossless"] = l }

@@ -62,8 +62,9 @@ enum StudioCommand {
         if case .address(let h) = listen { shown = h.contains(":") ? "[\(h)]" : h }
         if lan && listen == .allInterfaces { shown = StudioLauncher.localAddresses().first ?? "127.0.0.1" }
         output.print("Sfumato studio: \(scheme)://\(shown):\(server.port)/?token=\(token)")
-        output.print("Listening on \(server.addresses.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ", ")) port \(server.port)"
-                     + (lan ? " (TLS; the certificate is self-signed, so accept it once)" : " (this machine only)"))
+        output.print(
+            "Listening on \(server.addresses.map { $0.contains(":") ? "[\($0)]" : $0 }.joined(separator: ", ")) port \(server.port)"
+                + (lan ? " (TLS; the certificate is self-signed, so accept it once)" : " (this machine only)"))
         output.print("Document: \(document.path)")
         // Serve until interrupted; stop cleanly so the document is left consistent. (A plain
         // handler setting a flag: dispatch signal sources need the signal blocked in every

@@ -25,8 +25,10 @@ public struct EncodeOptions: Sendable {
     /// Colour that JPEG output (which has no alpha) is composited over, straight sRGB 0...1.
     public var background: SIMD3<Float> = SIMD3(1, 1, 1)
 
-    public init(quality: Int = 90, chromaSubsampling: ChromaSubsampling = .s420, pngBitDepth: Int = 8,
-                pngCompressionLevel: Int = 6, webpLossless: Bool = false) {
+    public init(
+        quality: Int = 90, chromaSubsampling: ChromaSubsampling = .s420, pngBitDepth: Int = 8,
+        pngCompressionLevel: Int = 6, webpLossless: Bool = false
+    ) {
         self.quality = quality
         self.chromaSubsampling = chromaSubsampling
         self.pngBitDepth = pngBitDepth

@@ -68,8 +68,10 @@ public struct DecodeOptions: Sendable {
     /// needs converting. Other files decode as always.
     public var keepGray = false
 
-    public init(pixelLimit: Int = 200_000_000, jpegScale: Int = 1, applyOrientation: Bool = true,
-                convertToSRGB: Bool = true, keepGray: Bool = false) {
+    public init(
+        pixelLimit: Int = 200_000_000, jpegScale: Int = 1, applyOrientation: Bool = true,
+        convertToSRGB: Bool = true, keepGray: Bool = false
+    ) {
         self.pixelLimit = pixelLimit
         self.jpegScale = jpegScale
         self.applyOrientation = applyOrientation

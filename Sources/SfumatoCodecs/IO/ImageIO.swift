@@ -113,8 +113,10 @@ public enum ImageIO {
     }
 
     /// Writes a bitmap to a file atomically, in the format its extension names (or `format`).
-    public static func write(_ bitmap: Bitmap, to path: String, format: ImageFormat? = nil,
-                             options: EncodeOptions = EncodeOptions()) throws {
+    public static func write(
+        _ bitmap: Bitmap, to path: String, format: ImageFormat? = nil,
+        options: EncodeOptions = EncodeOptions()
+    ) throws {
         guard let f = format ?? ImageFormat.fromExtension(of: path) else {
             throw SfumatoError.unsupported("\(path): cannot tell the output format from the name; use .jpg, .png or .webp")
         }
@@ -124,19 +126,23 @@ public enum ImageIO {
     /// A writer that takes straight RGBA8 rows (RGBA16 when `sixteenBit`; one byte a pixel when
     /// `gray`, written as a greyscale file) top to bottom and produces the file when finished.
     /// JPEG and PNG stream; WebP collects the image first.
-    public static func makeWriter(path: String, format: ImageFormat, width: Int, height: Int, hasAlpha: Bool,
-                                  sixteenBit: Bool = false, gray: Bool = false,
-                                  options: EncodeOptions = EncodeOptions()) throws -> any ImageFileWriter {
+    public static func makeWriter(
+        path: String, format: ImageFormat, width: Int, height: Int, hasAlpha: Bool,
+        sixteenBit: Bool = false, gray: Bool = false,
+        options: EncodeOptions = EncodeOptions()
+    ) throws -> any ImageFileWriter {
         try options.validate()
         switch format {
         case .jpeg:
             return try _JPEGFileWriter(path: path, width: width, height: height, gray: gray, options: options)
         case .png:
-            return try _PNGWriter(path: path, width: width, height: height, sixteenBit: sixteenBit, alpha: hasAlpha,
-                                  gray: gray, options: options, inputSixteenBit: sixteenBit)
+            return try _PNGWriter(
+                path: path, width: width, height: height, sixteenBit: sixteenBit, alpha: hasAlpha,
+                gray: gray, options: options, inputSixteenBit: sixteenBit)
         case .webp:
-            return try _CollectingWriter(path: path, width: width, height: height, format: format,
-                                         pixelFormat: gray ? .gray8 : .rgba8, options: options)
+            return try _CollectingWriter(
+                path: path, width: width, height: height, format: format,
+                pixelFormat: gray ? .gray8 : .rgba8, options: options)
         }
     }
 }
@@ -149,8 +155,10 @@ final class _CollectingWriter: ImageFileWriter {
     let options: EncodeOptions
     private var row = 0
 
-    init(path: String, width: Int, height: Int, format: ImageFormat, pixelFormat: PixelFormat = .rgba8,
-         options: EncodeOptions) throws {
+    init(
+        path: String, width: Int, height: Int, format: ImageFormat, pixelFormat: PixelFormat = .rgba8,
+        options: EncodeOptions
+    ) throws {
         bitmap = try Bitmap(width: width, height: height, format: pixelFormat, alpha: .straight)
         self.path = path
         self.format = format

@@ -194,8 +194,9 @@ public enum JPEG {
 
     static func decodeAll(_ decoder: _JPEGDecoder, _ options: DecodeOptions) throws -> DecodedImage {
         try decoder.start(scale: options.jpegScale, options: options, convertToSRGB: options.convertToSRGB)
-        let bitmap = try Bitmap(width: decoder.outputWidth, height: decoder.outputHeight, format: decoder.gray ? .gray8 : .rgba8,
-                                alpha: .straight)
+        let bitmap = try Bitmap(
+            width: decoder.outputWidth, height: decoder.outputHeight, format: decoder.gray ? .gray8 : .rgba8,
+            alpha: .straight)
         var y = 0
         while y < bitmap.height {
             let n = try decoder.read(into: bitmap.row(y), rowBytes: bitmap.rowBytes, count: bitmap.height - y)

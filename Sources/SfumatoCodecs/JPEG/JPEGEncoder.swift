@@ -23,15 +23,17 @@ extension JPEG {
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
-        let chroma: Int32 = switch options.chromaSubsampling {
-        case .s444: Int32(TJSAMP_444.rawValue)
-        case .s422: Int32(TJSAMP_422.rawValue)
-        case .s420: Int32(TJSAMP_420.rawValue)
-        }
+        let chroma: Int32 =
+            switch options.chromaSubsampling {
+            case .s444: Int32(TJSAMP_444.rawValue)
+            case .s422: Int32(TJSAMP_422.rawValue)
+            case .s420: Int32(TJSAMP_420.rawValue)
+            }
         let sampling = gray ? Int32(TJSAMP_GRAY.rawValue) : chroma
-        let status = tjCompress2(handle, source.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(source.width),
-                                 Int32(source.rowBytes), Int32(source.height), Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGBA.rawValue),
-                                 &output, &size, sampling, Int32(options.quality), TJFLAG_ACCURATEDCT)
+        let status = tjCompress2(
+            handle, source.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(source.width),
+            Int32(source.rowBytes), Int32(source.height), Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGBA.rawValue),
+            &output, &size, sampling, Int32(options.quality), TJFLAG_ACCURATEDCT)
         defer { if let output { tjFree(output) } }
         guard status == 0, let output else {
             throw SfumatoError.io("JPEG encoding failed: \(String(cString: tjGetErrorStr2(handle)))")
@@ -63,8 +65,9 @@ final class _JPEGFileWriter: ImageFileWriter {
         self.gray = gray
         self.options = options
         flat = .allocate(capacity: 4 * width * 16)
-        let status = sf_jpeg_start_compress(e, file.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
-                                            Int32(options.chromaSubsampling.rawValue), nil, 0)
+        let status = sf_jpeg_start_compress(
+            e, file.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
+            Int32(options.chromaSubsampling.rawValue), nil, 0)
         if status != 0 {
             let message = String(cString: sf_jpeg_message(&e.pointee.err))
             sf_jpeg_encoder_destroy(e)
@@ -90,8 +93,9 @@ final class _JPEGFileWriter: ImageFileWriter {
         while done < count {
             let n = min(16, count - done)
             for r in 0..<n {
-                _flatten((rows + (done + r) * rowBytes).assumingMemoryBound(to: UInt8.self), flat + r * 4 * width, width,
-                         background: options.background)
+                _flatten(
+                    (rows + (done + r) * rowBytes).assumingMemoryBound(to: UInt8.self), flat + r * 4 * width, width,
+                    background: options.background)
             }
             if sf_jpeg_write_rows(e, flat, 4 * width, Int32(n)) != Int32(n) {
                 throw SfumatoError.io("\(file.path): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")

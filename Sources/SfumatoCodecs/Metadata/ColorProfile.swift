@@ -33,7 +33,9 @@ final class _ColorTransform: @unchecked Sendable {
         }
         guard let srgb = cmsCreate_sRGBProfile() else { return nil }
         defer { cmsCloseProfile(srgb) }
-        let inType: cmsUInt32Number = cmyk ? (invertedCMYK ? SF_TYPE_CMYK_8_REV : SF_TYPE_CMYK_8)
+        let inType: cmsUInt32Number =
+            cmyk
+            ? (invertedCMYK ? SF_TYPE_CMYK_8_REV : SF_TYPE_CMYK_8)
             : (sixteenBit ? SF_TYPE_RGBA_16 : SF_TYPE_RGBA_8)
         let outType: cmsUInt32Number = sixteenBit && !cmyk ? SF_TYPE_RGBA_16 : SF_TYPE_RGBA_8
         let flags: cmsUInt32Number = cmyk ? 0 : SF_FLAGS_COPY_ALPHA

@@ -26,8 +26,9 @@ public enum PNG {
         guard bitmap.format != .rgbaFloat32 else {
             throw SfumatoError.unsupported("PNG encoding takes RGBA8, RGBA16 or Gray8 bitmaps, not \(bitmap.format)")
         }
-        let w = try _PNGWriter(path: nil, width: bitmap.width, height: bitmap.height, sixteenBit: bitmap.format == .rgba16,
-                               alpha: !bitmap.isOpaque, gray: bitmap.format == .gray8, options: options)
+        let w = try _PNGWriter(
+            path: nil, width: bitmap.width, height: bitmap.height, sixteenBit: bitmap.format == .rgba16,
+            alpha: !bitmap.isOpaque, gray: bitmap.format == .gray8, options: options)
         try w.write(rows: bitmap.baseAddress, rowBytes: bitmap.rowBytes, count: bitmap.height)
         return try w.finishToBuffer()
     }
@@ -100,7 +101,8 @@ final class _PNGDecoder: RowReader {
         }
         if status == SPNG_ESIGNATURE.rawValue { return .corrupt("\(name): not a PNG file (\(m))") }
         if status == SPNG_EWIDTH.rawValue || status == SPNG_EHEIGHT.rawValue || status == SPNG_EUSER_WIDTH.rawValue
-            || status == SPNG_EUSER_HEIGHT.rawValue || status == SPNG_ECHUNK_LIMITS.rawValue {
+            || status == SPNG_EUSER_HEIGHT.rawValue || status == SPNG_ECHUNK_LIMITS.rawValue
+        {
             return .tooLarge("\(name): \(m)")
         }
         return .corrupt("\(name): corrupt PNG data (\(m))")
@@ -205,8 +207,10 @@ final class _PNGWriter: ImageFileWriter {
     /// `alpha`: write RGBA (else RGB). Rows arrive as RGBA8, or RGBA16 when the bitmap is 16-bit;
     /// with `gray`, as one byte a pixel, written as greyscale (`alpha` ignored; 16-bit when
     /// `sixteenBit` or the options ask for it, each level g as g x 257).
-    init(path: String?, width: Int, height: Int, sixteenBit: Bool, alpha: Bool, gray: Bool = false,
-         options: EncodeOptions, inputSixteenBit: Bool? = nil) throws {
+    init(
+        path: String?, width: Int, height: Int, sixteenBit: Bool, alpha: Bool, gray: Bool = false,
+        options: EncodeOptions, inputSixteenBit: Bool? = nil
+    ) throws {
         name = path ?? "PNG"
         guard let ctx = spng_ctx_new(Int32(SPNG_CTX_ENCODER.rawValue)) else { throw SfumatoError.io("cannot create a PNG encoder") }
         self.ctx = ctx
@@ -232,8 +236,10 @@ final class _PNGWriter: ImageFileWriter {
         ihdr.width = UInt32(width)
         ihdr.height = UInt32(height)
         ihdr.bit_depth = sixteen ? 16 : 8
-        ihdr.color_type = UInt8(gray ? SPNG_COLOR_TYPE_GRAYSCALE.rawValue
-            : alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
+        ihdr.color_type = UInt8(
+            gray
+                ? SPNG_COLOR_TYPE_GRAYSCALE.rawValue
+                : alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
         var status = spng_set_ihdr(ctx, &ihdr)
         if status == 0 {
             status = spng_encode_image(ctx, nil, 0, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_PROGRESSIVE.rawValue | SPNG_ENCODE_FINALIZE.rawValue))
@@ -259,7 +265,9 @@ final class _PNGWriter: ImageFileWriter {
                 if sixteen {
                     // g * 257: both bytes of the sample are g, whatever the byte order.
                     let d = UnsafeMutableRawPointer(row)
-                    for x in 0..<width { d.storeBytes(of: s[x], toByteOffset: 2 * x, as: UInt8.self); d.storeBytes(of: s[x], toByteOffset: 2 * x + 1, as: UInt8.self) }
+                    for x in 0..<width {
+                        d.storeBytes(of: s[x], toByteOffset: 2 * x, as: UInt8.self); d.storeBytes(of: s[x], toByteOffset: 2 * x + 1, as: UInt8.self)
+                    }
                     length = 2 * width
                 } else {
                     row.update(from: s, count: width)

@@ -35,8 +35,9 @@ public struct Rect: Hashable, Sendable, CustomStringConvertible {
     static let _infiniteHalfSpan = 1 << 40
 
     /// The infinite extent of an image that covers the whole plane.
-    public static let infinite = Rect(x: -_infiniteHalfSpan, y: -_infiniteHalfSpan,
-                                      width: 2 * _infiniteHalfSpan, height: 2 * _infiniteHalfSpan)
+    public static let infinite = Rect(
+        x: -_infiniteHalfSpan, y: -_infiniteHalfSpan,
+        width: 2 * _infiniteHalfSpan, height: 2 * _infiniteHalfSpan)
 
     /// The empty rectangle.
     public static let zero = Rect(x: 0, y: 0, width: 0, height: 0)

@@ -22,8 +22,9 @@ extension Image {
     /// The image scaled by a factor (0.0001...1000) on both axes, rounded to whole pixels.
     public func scaled(by factor: Double) -> Image {
         let e = extent
-        return resized(width: max(1, Int((Double(e.width) * factor).rounded())),
-                       height: max(1, Int((Double(e.height) * factor).rounded())))
+        return resized(
+            width: max(1, Int((Double(e.width) * factor).rounded())),
+            height: max(1, Int((Double(e.height) * factor).rounded())))
     }
 }
 

@@ -80,8 +80,10 @@ public struct Image: Sendable, CustomStringConvertible {
 
     /// This image combined with a background by a blend kernel.
     public func blended(with background: Image, by kernel: any BlendKernel) -> Image {
-        Image(node: _Node(.blend(kernel), inputs: [node, background.node],
-                          extent: kernel.outputExtent(foreground: extent, background: background.extent)))
+        Image(
+            node: _Node(
+                .blend(kernel), inputs: [node, background.node],
+                extent: kernel.outputExtent(foreground: extent, background: background.extent)))
     }
 
     /// This image mapped through stages computed from the histograms of this image and `others`.

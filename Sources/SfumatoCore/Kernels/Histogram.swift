@@ -30,7 +30,9 @@ public struct Histogram: Sendable, Equatable {
     /// The running sum of channel `c`: `cdf[b] = counts[c][0] + … + counts[c][b]`.
     public func cumulative(channel c: Int) -> [Int] {
         var sum = 0
-        return counts[c].map { sum += $0; return sum }
+        return counts[c].map {
+            sum += $0; return sum
+        }
     }
 }
 

@@ -137,5 +137,5 @@ func _countGrayHistogram(_ t: ByteTile, _ r: Rect, into h: inout Histogram) {
         let bin = bins == 256 ? v : min(bins - 1, v * bins / 255)
         for c in 0..<3 { h.counts[c][bin] += n }
     }
-    h.counts[3][bins - 1] += r.area     // alpha 1: the last bin
+    h.counts[3][bins - 1] += r.area  // alpha 1: the last bin
 }

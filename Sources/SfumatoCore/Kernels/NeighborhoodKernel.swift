@@ -53,8 +53,9 @@ public protocol BlendKernel: Sendable {
     /// The output's extent from the two inputs' extents.
     func outputExtent(foreground: Rect, background: Rect) -> Rect
     /// Combines `count` pixels: `output[i] = f(foreground[i], background[i])` (output may alias either).
-    func apply(foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,
-               output: UnsafeMutablePointer<SIMD4<Float>>, count: Int)
+    func apply(
+        foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,
+        output: UnsafeMutablePointer<SIMD4<Float>>, count: Int)
 }
 
 /// Temporary tiles for a kernel's own intermediate results (the first pass of a separable

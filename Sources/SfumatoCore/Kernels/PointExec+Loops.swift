@@ -1,14 +1,16 @@
 import Foundation
 #if arch(x86_64)
-import SfumatoAVX512
+    import SfumatoAVX512
 #endif
 
 // The dense 8-bit loops of fused point passes (the schedule and the tables are in Executors/PointExec.swift).
 extension _PointExec {
     /// The matrix-and-table pass over straight 8-bit pixels, four pixels at a time with the
     /// channels in separate vectors (the matrix is then nine multiply-adds per four pixels).
-    func mapMatrixTail(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ count: Int, linear: Bool,
-                               premultipliedOutput: Bool) {
+    func mapMatrixTail(
+        _ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ count: Int, linear: Bool,
+        premultipliedOutput: Bool
+    ) {
         guard let (m, t) = matrixTail else { return }
         let n = Float(_PointExec.tailSteps)
         let stride = _PointExec.tailSteps + 1
@@ -63,21 +65,22 @@ extension _PointExec {
                 unsafeBitCast(_roundedInts(_float(fromSmallInts: steps(v, 0)) * step), to: SIMD4<UInt32>.self)
             }
             #if arch(x86_64)
-            if !linear && CPUFeatures.wideVectors {
-                // The same arithmetic sixteen pixels a step (SfumatoAVX512).
-                i = withUnsafeTemporaryAllocation(of: Float.self, capacity: 12) { rows in
-                    rows[0] = m00[0]; rows[1] = m01[0]; rows[2] = m02[0]; rows[3] = b0[0]
-                    rows[4] = m10[0]; rows[5] = m11[0]; rows[6] = m12[0]; rows[7] = b1[0]
-                    rows[8] = m20[0]; rows[9] = m21[0]; rows[10] = m22[0]; rows[11] = b2[0]
-                    return _matrixBytesAVX512(src, dst, count: count, matrix: rows.baseAddress!, top: n, step: Self.tailLevelStep)
+                if !linear && CPUFeatures.wideVectors {
+                    // The same arithmetic sixteen pixels a step (SfumatoAVX512).
+                    i = withUnsafeTemporaryAllocation(of: Float.self, capacity: 12) { rows in
+                        rows[0] = m00[0]; rows[1] = m01[0]; rows[2] = m02[0]; rows[3] = b0[0]
+                        rows[4] = m10[0]; rows[5] = m11[0]; rows[6] = m12[0]; rows[7] = b1[0]
+                        rows[8] = m20[0]; rows[9] = m21[0]; rows[10] = m22[0]; rows[11] = b2[0]
+                        return _matrixBytesAVX512(src, dst, count: count, matrix: rows.baseAddress!, top: n, step: Self.tailLevelStep)
+                    }
                 }
-            }
             #endif
             while i + 4 <= count {
                 let p = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt32>.self)
                 if p.x & p.y & p.z & p.w < 0xFF00_0000 { break }
                 let r = levels(p & byteMask), g = levels((p &>> 8) & byteMask), b = levels((p &>> 16) & byteMask)
-                let o = level(m00 * r + m01 * g + m02 * b + b0) | level(m10 * r + m11 * g + m12 * b + b1) &<< 8
+                let o =
+                    level(m00 * r + m01 * g + m02 * b + b0) | level(m10 * r + m11 * g + m12 * b + b1) &<< 8
                     | level(m20 * r + m21 * g + m22 * b + b2) &<< 16 | SIMD4(repeating: 0xFF00_0000)
                 dst.storeBytes(of: o, toByteOffset: 4 * i, as: SIMD4<UInt32>.self)
                 i += 4
@@ -158,8 +161,10 @@ extension _PointExec {
     /// Applies the byte table to opaque or straight pixels (premultiplied partial alpha goes
     /// through floats). `s` and `d` must not overlap: an opaque quad's alpha is stored first.
     @inline(__always)
-    func mapBytes(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ count: Int,
-                          premultipliedInput: Bool, premultipliedOutput: Bool) {
+    func mapBytes(
+        _ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ count: Int,
+        premultipliedInput: Bool, premultipliedOutput: Bool
+    ) {
         guard let t = lut else { return }
         let t1 = t + 256, t2 = t + 512
         let src = UnsafeRawPointer(s), dst = UnsafeMutableRawPointer(d)

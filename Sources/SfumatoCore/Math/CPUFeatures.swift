@@ -19,18 +19,21 @@ public enum CPUFeatures {
     /// and later. False on other architectures.
     /// The `/proc/cpuinfo` flags `hasAVX512` requires: what `-target-cpu icelake-server` lets
     /// the compiler use.
-    public static let requiredFlags = ["avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd", "avx512vbmi", "avx512_vbmi2",
-                                       "avx512_vnni", "avx512_bitalg", "avx512_vpopcntdq", "avx512ifma", "bmi1", "bmi2", "fma",
-                                       "f16c", "movbe", "popcnt", "gfni", "vaes", "vpclmulqdq"]
+    public static let requiredFlags = [
+        "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512cd", "avx512vbmi", "avx512_vbmi2",
+        "avx512_vnni", "avx512_bitalg", "avx512_vpopcntdq", "avx512ifma", "bmi1", "bmi2", "fma",
+        "f16c", "movbe", "popcnt", "gfni", "vaes", "vpclmulqdq"
+    ]
 
     public static let hasAVX512: Bool = {
         #if arch(x86_64) && os(Linux)
-        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-              let line = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return false }
-        let flags = Set(line.split(separator: " ").map(String.init))
-        return requiredFlags.allSatisfy(flags.contains)
+            guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+                let line = info.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
+            else { return false }
+            let flags = Set(line.split(separator: " ").map(String.init))
+            return requiredFlags.allSatisfy(flags.contains)
         #else
-        return false
+            return false
         #endif
     }()
 

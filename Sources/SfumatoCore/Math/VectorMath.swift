@@ -7,7 +7,7 @@
 // most of it is the float rounding of power * log2(x)).
 
 #if arch(x86_64)
-import _Builtin_intrinsics.intel
+    import _Builtin_intrinsics.intel
 #endif
 
 /// Lane-wise minimum: `a` where `a < b`, else `b` (so a NaN in `a` gives `b`). One `minps` on
@@ -20,9 +20,9 @@ import _Builtin_intrinsics.intel
 @inlinable @inline(__always)
 public func _minps(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
     #if arch(x86_64)
-    return _mm_min_ps(a, b)
+        return _mm_min_ps(a, b)
     #else
-    return b.replacing(with: a, where: a .< b)
+        return b.replacing(with: a, where: a .< b)
     #endif
 }
 
@@ -34,9 +34,9 @@ public func _minps(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
 @inlinable @inline(__always)
 public func _maxps(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
     #if arch(x86_64)
-    return _mm_max_ps(a, b)
+        return _mm_max_ps(a, b)
     #else
-    return b.replacing(with: a, where: a .> b)
+        return b.replacing(with: a, where: a .> b)
     #endif
 }
 
@@ -49,11 +49,11 @@ public func _maxps(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
 @inlinable @inline(__always)
 public func _packedBytes(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD16<UInt8> {
     #if arch(x86_64)
-    return unsafeBitCast(_mm_packus_epi16(unsafeBitCast(a, to: __m128i.self), unsafeBitCast(b, to: __m128i.self)), to: SIMD16<UInt8>.self)
+        return unsafeBitCast(_mm_packus_epi16(unsafeBitCast(a, to: __m128i.self), unsafeBitCast(b, to: __m128i.self)), to: SIMD16<UInt8>.self)
     #else
-    let lo = SIMD8<UInt8>(truncatingIfNeeded: a.replacing(with: 0, where: a .< 0).replacing(with: 255, where: a .> 255))
-    let hi = SIMD8<UInt8>(truncatingIfNeeded: b.replacing(with: 0, where: b .< 0).replacing(with: 255, where: b .> 255))
-    return SIMD16(lowHalf: lo, highHalf: hi)
+        let lo = SIMD8<UInt8>(truncatingIfNeeded: a.replacing(with: 0, where: a .< 0).replacing(with: 255, where: a .> 255))
+        let hi = SIMD8<UInt8>(truncatingIfNeeded: b.replacing(with: 0, where: b .< 0).replacing(with: 255, where: b .> 255))
+        return SIMD16(lowHalf: lo, highHalf: hi)
     #endif
 }
 
@@ -66,9 +66,9 @@ public func _packedBytes(_ a: SIMD8<Int16>, _ b: SIMD8<Int16>) -> SIMD16<UInt8> 
 @inlinable @inline(__always)
 public func _average(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
     #if arch(x86_64)
-    return unsafeBitCast(_mm_avg_epu16(unsafeBitCast(a, to: __m128i.self), unsafeBitCast(b, to: __m128i.self)), to: SIMD8<UInt16>.self)
+        return unsafeBitCast(_mm_avg_epu16(unsafeBitCast(a, to: __m128i.self), unsafeBitCast(b, to: __m128i.self)), to: SIMD8<UInt16>.self)
     #else
-    return SIMD8<UInt16>(truncatingIfNeeded: (SIMD8<UInt32>(truncatingIfNeeded: a) &+ SIMD8<UInt32>(truncatingIfNeeded: b) &+ 1) &>> 1)
+        return SIMD8<UInt16>(truncatingIfNeeded: (SIMD8<UInt32>(truncatingIfNeeded: a) &+ SIMD8<UInt32>(truncatingIfNeeded: b) &+ 1) &>> 1)
     #endif
 }
 
@@ -81,11 +81,13 @@ public func _average(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
 @inlinable @inline(__always)
 public func _bytesTimes256(_ v: SIMD16<UInt8>) -> (low: SIMD8<UInt16>, high: SIMD8<UInt16>) {
     #if arch(x86_64)
-    let x = unsafeBitCast(v, to: __m128i.self), zero = _mm_setzero_si128()
-    return (unsafeBitCast(_mm_unpacklo_epi8(zero, x), to: SIMD8<UInt16>.self),
-            unsafeBitCast(_mm_unpackhi_epi8(zero, x), to: SIMD8<UInt16>.self))
+        let x = unsafeBitCast(v, to: __m128i.self), zero = _mm_setzero_si128()
+        return (
+            unsafeBitCast(_mm_unpacklo_epi8(zero, x), to: SIMD8<UInt16>.self),
+            unsafeBitCast(_mm_unpackhi_epi8(zero, x), to: SIMD8<UInt16>.self)
+        )
     #else
-    return (SIMD8<UInt16>(truncatingIfNeeded: v.lowHalf) &<< 8, SIMD8<UInt16>(truncatingIfNeeded: v.highHalf) &<< 8)
+        return (SIMD8<UInt16>(truncatingIfNeeded: v.lowHalf) &<< 8, SIMD8<UInt16>(truncatingIfNeeded: v.highHalf) &<< 8)
     #endif
 }
 

@@ -17,13 +17,13 @@ extension Bitmap {
         // For output pixel (x, y), the stored pixel it comes from.
         func source(_ x: Int, _ y: Int) -> (Int, Int) {
             switch orientation {
-            case 2: (width - 1 - x, y)             // mirrored horizontally
-            case 3: (width - 1 - x, height - 1 - y) // rotated 180
-            case 4: (x, height - 1 - y)             // mirrored vertically
-            case 5: (y, x)                          // transposed
-            case 6: (y, height - 1 - x)             // rotate 90 clockwise to view
-            case 7: (width - 1 - y, height - 1 - x) // transverse
-            default: (width - 1 - y, x)             // 8: rotate 90 counter-clockwise to view
+            case 2: (width - 1 - x, y)  // mirrored horizontally
+            case 3: (width - 1 - x, height - 1 - y)  // rotated 180
+            case 4: (x, height - 1 - y)  // mirrored vertically
+            case 5: (y, x)  // transposed
+            case 6: (y, height - 1 - x)  // rotate 90 clockwise to view
+            case 7: (width - 1 - y, height - 1 - x)  // transverse
+            default: (width - 1 - y, x)  // 8: rotate 90 counter-clockwise to view
             }
         }
         parallelFor(oh) { y in

@@ -36,8 +36,10 @@ public final class Bitmap: @unchecked Sendable {
     ///
     /// - Throws: ``SfumatoError/tooLarge`` when width x height exceeds ``maximumPixelCount``
     ///   or memory cannot be had; ``SfumatoError/invalidArgument`` for a non-positive size.
-    public convenience init(width: Int, height: Int, format: PixelFormat = .rgba8,
-                            encoding: ColorEncoding? = nil, alpha: AlphaMode = .premultiplied) throws {
+    public convenience init(
+        width: Int, height: Int, format: PixelFormat = .rgba8,
+        encoding: ColorEncoding? = nil, alpha: AlphaMode = .premultiplied
+    ) throws {
         try self.init(width: width, height: height, format: format, encoding: encoding, alpha: alpha, zeroed: true)
     }
 

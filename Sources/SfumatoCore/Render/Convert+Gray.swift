@@ -9,8 +9,10 @@ import Foundation
 /// alpha lands over black.
 extension _Convert {
     /// Stored grey to working floats.
-    static func loadGray8(_ src: UnsafePointer<UInt8>, _ count: Int, encoding: ColorEncoding,
-                          workingEncoding: ColorEncoding, _ dst: UnsafeMutablePointer<SIMD4<Float>>) {
+    static func loadGray8(
+        _ src: UnsafePointer<UInt8>, _ count: Int, encoding: ColorEncoding,
+        workingEncoding: ColorEncoding, _ dst: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
         if encoding == .srgb && workingEncoding == .linear {
             let table = SRGB.decodedByte
             for i in 0..<count {
@@ -29,8 +31,10 @@ extension _Convert {
     /// Working floats to stored grey: the luminance, rounded to nearest (exactly, through the
     /// encoding table, when encoding linear light). Each channel is first clamped to 0...alpha,
     /// as an RGBA8 store clamps it, so grey is the luminance of what RGBA8 would show over black.
-    static func storeGray8(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, workingEncoding: ColorEncoding,
-                           encoding: ColorEncoding, _ dst: UnsafeMutablePointer<UInt8>) {
+    static func storeGray8(
+        _ src: UnsafePointer<SIMD4<Float>>, _ count: Int, workingEncoding: ColorEncoding,
+        encoding: ColorEncoding, _ dst: UnsafeMutablePointer<UInt8>
+    ) {
         let w = SRGB.luminanceWeights
         @inline(__always) func visible(_ v: SIMD4<Float>) -> SIMD4<Float> { v.bounded(0, min(max(v.w, 0), 1)) }
         if workingEncoding == .linear && encoding == .srgb {

@@ -25,8 +25,10 @@ enum _Convert {
     // MARK: stored -> working float
 
     /// RGBA8 (sRGB-encoded) to working floats.
-    static func loadRGBA8(_ src: UnsafePointer<UInt8>, _ count: Int, premultiplied: Bool, linear: Bool,
-                          _ dst: UnsafeMutablePointer<SIMD4<Float>>) {
+    static func loadRGBA8(
+        _ src: UnsafePointer<UInt8>, _ count: Int, premultiplied: Bool, linear: Bool,
+        _ dst: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
         if linear {
             let t = SRGB.decodedByte
             if !premultiplied {
@@ -62,8 +64,10 @@ enum _Convert {
     }
 
     /// RGBA16 (sRGB-encoded) to working floats.
-    static func loadRGBA16(_ src: UnsafePointer<UInt16>, _ count: Int, premultiplied: Bool, linear: Bool,
-                           _ dst: UnsafeMutablePointer<SIMD4<Float>>) {
+    static func loadRGBA16(
+        _ src: UnsafePointer<UInt16>, _ count: Int, premultiplied: Bool, linear: Bool,
+        _ dst: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
         for i in 0..<count {
             let p = src + 4 * i
             let a = Float(p[3]) * (1 / 65535)
@@ -84,9 +88,11 @@ enum _Convert {
     }
 
     /// Stored floats to working floats.
-    static func loadFloat(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, encoding: ColorEncoding,
-                          premultiplied: Bool, workingEncoding: ColorEncoding,
-                          _ dst: UnsafeMutablePointer<SIMD4<Float>>) {
+    static func loadFloat(
+        _ src: UnsafePointer<SIMD4<Float>>, _ count: Int, encoding: ColorEncoding,
+        premultiplied: Bool, workingEncoding: ColorEncoding,
+        _ dst: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
         if encoding == workingEncoding {
             if premultiplied {
                 if UnsafePointer(dst) != src { dst.update(from: src, count: count) }
@@ -110,8 +116,10 @@ enum _Convert {
 
     /// Working floats to RGBA8, clamping to 0...1 and rounding to nearest (exactly, through
     /// thresholds, when encoding linear light).
-    static func storeRGBA8(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, linear: Bool, premultiplied: Bool,
-                           _ dst: UnsafeMutablePointer<UInt8>) {
+    static func storeRGBA8(
+        _ src: UnsafePointer<SIMD4<Float>>, _ count: Int, linear: Bool, premultiplied: Bool,
+        _ dst: UnsafeMutablePointer<UInt8>
+    ) {
         let tables = _SRGBTables.shared
         var i = 0
         while i < count {
@@ -158,8 +166,10 @@ enum _Convert {
     }
 
     /// Working floats to RGBA16 (sRGB-encoded).
-    static func storeRGBA16(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, linear: Bool, premultiplied: Bool,
-                            _ dst: UnsafeMutablePointer<UInt16>) {
+    static func storeRGBA16(
+        _ src: UnsafePointer<SIMD4<Float>>, _ count: Int, linear: Bool, premultiplied: Bool,
+        _ dst: UnsafeMutablePointer<UInt16>
+    ) {
         for i in 0..<count {
             let v = src[i]
             let a = min(max(v.w, 0), 1)
@@ -178,8 +188,10 @@ enum _Convert {
     }
 
     /// Working floats to stored floats (no clamping: float bitmaps keep extended range).
-    static func storeFloat(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, workingEncoding: ColorEncoding,
-                           encoding: ColorEncoding, premultiplied: Bool, _ dst: UnsafeMutablePointer<SIMD4<Float>>) {
+    static func storeFloat(
+        _ src: UnsafePointer<SIMD4<Float>>, _ count: Int, workingEncoding: ColorEncoding,
+        encoding: ColorEncoding, premultiplied: Bool, _ dst: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
         if encoding == workingEncoding && premultiplied {
             if UnsafePointer(dst) != src { dst.update(from: src, count: count) }
             return
@@ -198,8 +210,10 @@ enum _Convert {
     // MARK: working bytes (premultiplied sRGB, the .none working space)
 
     /// Straight or premultiplied RGBA8 to working bytes.
-    static func loadBytes(_ src: UnsafePointer<UInt8>, _ count: Int, premultiplied: Bool, opaque: Bool,
-                          _ dst: UnsafeMutablePointer<UInt8>) {
+    static func loadBytes(
+        _ src: UnsafePointer<UInt8>, _ count: Int, premultiplied: Bool, opaque: Bool,
+        _ dst: UnsafeMutablePointer<UInt8>
+    ) {
         if premultiplied || opaque {
             if UnsafePointer(dst) != src { dst.update(from: src, count: 4 * count) }
             return
@@ -213,8 +227,10 @@ enum _Convert {
     }
 
     /// Working bytes to RGBA8 straight or premultiplied.
-    static func storeBytes(_ src: UnsafePointer<UInt8>, _ count: Int, premultiplied: Bool,
-                           _ dst: UnsafeMutablePointer<UInt8>) {
+    static func storeBytes(
+        _ src: UnsafePointer<UInt8>, _ count: Int, premultiplied: Bool,
+        _ dst: UnsafeMutablePointer<UInt8>
+    ) {
         if premultiplied {
             if UnsafePointer(dst) != UnsafePointer(src) { dst.update(from: src, count: 4 * count) }
             return
@@ -256,7 +272,7 @@ enum _Convert {
 func _copyOpaqueRun(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
     var i = 0
     let opaque = SIMD4<UInt32>(repeating: 0xFF00_0000)
-    let inPlace = UnsafePointer(dst) == src   // converting a row in place: opaque pixels stay as they are
+    let inPlace = UnsafePointer(dst) == src  // converting a row in place: opaque pixels stay as they are
     while i + 4 <= count {
         let v = UnsafeRawPointer(src + 4 * i).loadUnaligned(as: SIMD4<UInt32>.self)
         if (v & opaque) != opaque { break }

@@ -59,8 +59,9 @@ class _Exec: @unchecked Sendable {
                 _Convert.bytesToGray(b.byteTile.pointer(x: rect.x, y: y), rect.width, out.assumingMemoryBound(to: UInt8.self))
             } else if b.kind == .byte {
                 let src = b.byteTile.pointer(x: rect.x, y: y)
-                _Convert.storeBytes(src, rect.width, premultiplied: d.alpha == .premultiplied,
-                                    out.assumingMemoryBound(to: UInt8.self))
+                _Convert.storeBytes(
+                    src, rect.width, premultiplied: d.alpha == .premultiplied,
+                    out.assumingMemoryBound(to: UInt8.self))
             } else {
                 let src = b.floatTile.pointer(x: rect.x, y: y)
                 _storeFloatRow(src, rect.width, into: d, out, w)
@@ -70,21 +71,27 @@ class _Exec: @unchecked Sendable {
 }
 
 /// Converts one row of working floats into a destination row.
-func _storeFloatRow(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, into d: _Destination,
-                    _ out: UnsafeMutableRawPointer, _ w: _Worker) {
+func _storeFloatRow(
+    _ src: UnsafePointer<SIMD4<Float>>, _ count: Int, into d: _Destination,
+    _ out: UnsafeMutableRawPointer, _ w: _Worker
+) {
     switch d.format {
     case .rgba8:
-        _Convert.storeRGBA8(src, count, linear: w.linear, premultiplied: d.alpha == .premultiplied,
-                            out.assumingMemoryBound(to: UInt8.self))
+        _Convert.storeRGBA8(
+            src, count, linear: w.linear, premultiplied: d.alpha == .premultiplied,
+            out.assumingMemoryBound(to: UInt8.self))
     case .rgba16:
-        _Convert.storeRGBA16(src, count, linear: w.linear, premultiplied: d.alpha == .premultiplied,
-                             out.assumingMemoryBound(to: UInt16.self))
+        _Convert.storeRGBA16(
+            src, count, linear: w.linear, premultiplied: d.alpha == .premultiplied,
+            out.assumingMemoryBound(to: UInt16.self))
     case .rgbaFloat32:
-        _Convert.storeFloat(src, count, workingEncoding: w.workingSpace.encoding, encoding: d.encoding,
-                            premultiplied: d.alpha == .premultiplied, out.assumingMemoryBound(to: SIMD4<Float>.self))
+        _Convert.storeFloat(
+            src, count, workingEncoding: w.workingSpace.encoding, encoding: d.encoding,
+            premultiplied: d.alpha == .premultiplied, out.assumingMemoryBound(to: SIMD4<Float>.self))
     case .gray8:
-        _Convert.storeGray8(src, count, workingEncoding: w.workingSpace.encoding, encoding: d.encoding,
-                            out.assumingMemoryBound(to: UInt8.self))
+        _Convert.storeGray8(
+            src, count, workingEncoding: w.workingSpace.encoding, encoding: d.encoding,
+            out.assumingMemoryBound(to: UInt8.self))
     }
 }
 

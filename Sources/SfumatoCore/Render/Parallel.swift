@@ -13,8 +13,10 @@ struct _UncheckedSendable<T>: @unchecked Sendable {
 /// ```swift
 /// parallelFor(rows, threads: 2) { y in process(row: y) }
 /// ```
-public func parallelFor(_ count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                        _ body: (Int) -> Void) {
+public func parallelFor(
+    _ count: Int, threads: Int = ProcessInfo.processInfo.activeProcessorCount,
+    _ body: (Int) -> Void
+) {
     if count <= 0 { return }
     if count == 1 || threads <= 1 {
         for i in 0..<count { body(i) }

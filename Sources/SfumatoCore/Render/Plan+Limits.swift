@@ -29,8 +29,9 @@ extension _Plan {
                 d = max(d, depth[ObjectIdentifier(input)]! + step)
             }
             guard d <= maximumDepth else {
-                throw SfumatoError.tooLarge("the recipe chains more than \(maximumDepth) filters one after another; "
-                    + "split it and render in parts")
+                throw SfumatoError.tooLarge(
+                    "the recipe chains more than \(maximumDepth) filters one after another; "
+                        + "split it and render in parts")
             }
             depth[id] = d
         }
@@ -54,8 +55,9 @@ extension _Plan {
         for e in order.reversed() {
             guard let rect = demand[ObjectIdentifier(e)], !rect.isEmpty else { continue }
             if !rect.isInfinite && rect.width * rect.height > Self.maximumTilePixels {
-                throw SfumatoError.tooLarge("the recipe's filters reach too far: one \(tile.width)x\(tile.height) tile needs "
-                    + "\(rect.width)x\(rect.height) pixels at \(e.explanation); use fewer or smaller neighbourhood filters")
+                throw SfumatoError.tooLarge(
+                    "the recipe's filters reach too far: one \(tile.width)x\(tile.height) tile needs "
+                        + "\(rect.width)x\(rect.height) pixels at \(e.explanation); use fewer or smaller neighbourhood filters")
             }
             func need(_ child: _Exec, _ r: Rect) {
                 let id = ObjectIdentifier(child)

@@ -15,8 +15,10 @@ final class _Plan: @unchecked Sendable {
     /// Stream sources replaced by fully decoded bitmaps (after a streaming window miss).
     private let materialized: [ObjectIdentifier: Bitmap]
 
-    init(_ image: Image, workingSpace: WorkingSpace, fuse: Bool, threads: Int = defaultThreadCount,
-         materialized: [ObjectIdentifier: Bitmap] = [:]) throws {
+    init(
+        _ image: Image, workingSpace: WorkingSpace, fuse: Bool, threads: Int = defaultThreadCount,
+        materialized: [ObjectIdentifier: Bitmap] = [:]
+    ) throws {
         self.workingSpace = workingSpace
         self.fuse = fuse
         self.threads = threads
@@ -53,7 +55,7 @@ final class _Plan: @unchecked Sendable {
             return _TranslateExec(try build(node.inputs[0]), dx: dx, dy: dy, extent: node.extent)
         case .point(let stages, let name):
             // Fold a chain of point nodes into one program over the chain's base input.
-            var chain: [( [PointStage], String)] = [(stages, name)]
+            var chain: [([PointStage], String)] = [(stages, name)]
             var base = node.inputs[0]
             if fuse {
                 while case .point(let s, let n) = base.op {

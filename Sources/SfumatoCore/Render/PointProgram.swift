@@ -1,6 +1,6 @@
 import Foundation
 #if arch(x86_64)
-import SfumatoAVX512
+    import SfumatoAVX512
 #endif
 
 /// A run of point stages compiled for execution: adjacent linear maps multiplied into one matrix,

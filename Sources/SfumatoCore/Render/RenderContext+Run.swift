@@ -55,7 +55,8 @@ extension RenderContext {
             var h = Histogram(bins: bins)
             _countHistogram(b, into: &h)
             partials.withLock { $0.append(h) }
-        } finish: { _ in }
+        } finish: { _ in
+        }
         var total = Histogram(bins: bins)
         for p in partials.withLock({ $0 }) { total.merge(p) }
         return total
@@ -75,8 +76,10 @@ extension RenderContext {
         }
     }
 
-    func run(_ image: Image, rect: Rect, destination: _Target,
-             materialized: [ObjectIdentifier: Bitmap]) throws {
+    func run(
+        _ image: Image, rect: Rect, destination: _Target,
+        materialized: [ObjectIdentifier: Bitmap]
+    ) throws {
         let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads, materialized: materialized)
         let layout = stripLayout(rect)
         try plan.checkReach(tile: Rect(x: rect.x, y: rect.y, width: tileWidth(plan, rect), height: layout.height))
@@ -94,7 +97,8 @@ extension RenderContext {
                     try plan.root.store(Rect(x: x, y: strip.y, width: tw, height: strip.height), into: d, w)
                     x += tw
                 }
-            } finish: { _ in }
+            } finish: { _ in
+            }
         case .sink(let sink, let format, let encoding, let alpha):
             let rowBytes = rect.width * format.bytesPerPixel
             let writer = _OrderedWriter(sink: sink, rowBytes: rowBytes)
@@ -106,8 +110,9 @@ extension RenderContext {
             try schedule(rect, layout, state: state) { strip, w in
                 let buffer = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * strip.height, alignment: 64)
                 strips.withLock { $0[strip.y] = buffer }
-                let d = _Destination(base: buffer, rowBytes: rowBytes, rect: strip, format: format,
-                                     encoding: encoding, alpha: alpha)
+                let d = _Destination(
+                    base: buffer, rowBytes: rowBytes, rect: strip, format: format,
+                    encoding: encoding, alpha: alpha)
                 var x = strip.x
                 while x < strip.maxX {
                     let tw = min(tileWidth, strip.maxX - x)

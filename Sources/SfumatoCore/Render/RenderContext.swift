@@ -39,8 +39,10 @@ public final class RenderContext: Sendable {
         /// When set and cancelled, renders stop before their next strip with ``SfumatoError/cancelled(_:)``.
         public var cancellation: CancellationToken?
 
-        public init(workingSpace: WorkingSpace = .linear, threads: Int = defaultThreadCount, tileWidth: Int = 1024,
-                    tileHeight: Int = 64, fusion: Bool = true, cancellation: CancellationToken? = nil) {
+        public init(
+            workingSpace: WorkingSpace = .linear, threads: Int = defaultThreadCount, tileWidth: Int = 1024,
+            tileHeight: Int = 64, fusion: Bool = true, cancellation: CancellationToken? = nil
+        ) {
             self.cancellation = cancellation
             self.workingSpace = workingSpace
             self.threads = min(max(threads, 1), 512)
@@ -72,8 +74,10 @@ public final class RenderContext: Sendable {
     ///   - format: Storage of the result; 8- and 16-bit results are sRGB-encoded.
     ///   - alpha: Straight (as files hold) or premultiplied.
     ///   - encoding: For float results, linear (default) or sRGB-encoded values.
-    public func render(_ image: Image, rect: Rect? = nil, format: PixelFormat = .rgba8,
-                       alpha: AlphaMode = .straight, encoding: ColorEncoding? = nil) throws -> Bitmap {
+    public func render(
+        _ image: Image, rect: Rect? = nil, format: PixelFormat = .rgba8,
+        alpha: AlphaMode = .straight, encoding: ColorEncoding? = nil
+    ) throws -> Bitmap {
         let r = rect ?? image.extent
         guard !r.isInfinite, !r.isEmpty else {
             throw SfumatoError.invalidArgument("cannot render an \(r.isEmpty ? "empty" : "infinite") region; give a finite rectangle")
@@ -91,16 +95,19 @@ public final class RenderContext: Sendable {
             throw SfumatoError.invalidArgument("region \(rect) at \(origin) does not fit a \(bitmap.width)x\(bitmap.height) bitmap")
         }
         bitmap.pixelsChanged()
-        let d = _Destination(base: bitmap.row(origin.y) + origin.x * bitmap.format.bytesPerPixel, rowBytes: bitmap.rowBytes,
-                             rect: rect, format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha)
+        let d = _Destination(
+            base: bitmap.row(origin.y) + origin.x * bitmap.format.bytesPerPixel, rowBytes: bitmap.rowBytes,
+            rect: rect, format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha)
         try withExtendedLifetime(bitmap) {
             try run(image, rect: rect, destination: .memory(d))
         }
     }
 
     /// Renders `rect` strip by strip into `sink`, in order, holding only a few strips at once.
-    public func render(_ image: Image, rect: Rect, format: PixelFormat = .rgba8, alpha: AlphaMode = .straight,
-                       encoding: ColorEncoding? = nil, to sink: any RowSink) throws {
+    public func render(
+        _ image: Image, rect: Rect, format: PixelFormat = .rgba8, alpha: AlphaMode = .straight,
+        encoding: ColorEncoding? = nil, to sink: any RowSink
+    ) throws {
         guard !rect.isInfinite, !rect.isEmpty else {
             throw SfumatoError.invalidArgument("cannot render an \(rect.isEmpty ? "empty" : "infinite") region")
         }
@@ -130,7 +137,7 @@ public final class RenderContext: Sendable {
             "render \(r) -> \(format); working space \(workingSpace); \(options.threads) thread(s); "
                 + "\(layout.count) strip(s) of \(layout.height) rows in tiles of \(tileWidth(plan, r))x\(layout.height)"
                 + "; fusion \(options.fusion ? "on" : "off")"
-                + "; vectors \(CPUFeatures.wideVectors ? "AVX-512 where a kernel has a twin" : "baseline (SSE2)")",
+                + "; vectors \(CPUFeatures.wideVectors ? "AVX-512 where a kernel has a twin" : "baseline (SSE2)")"
         ]
         for s in plan.streams {
             let cap = streamCapacity(plan, s, r, layout)

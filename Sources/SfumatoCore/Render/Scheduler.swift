@@ -2,20 +2,26 @@ import Foundation
 
 // Strips handed to the context's threads, in order and within a window.
 extension RenderContext {
-    func schedule(_ rect: Rect, _ layout: _StripLayout, plan: _Plan,
-                  _ body: (Rect, _Worker) throws -> Void,
-                  finish: (Rect) throws -> Void) throws {
+    func schedule(
+        _ rect: Rect, _ layout: _StripLayout, plan: _Plan,
+        _ body: (Rect, _Worker) throws -> Void,
+        finish: (Rect) throws -> Void
+    ) throws {
         let state = _ScheduleState(count: layout.count, window: window)
-        try schedule(rect, layout, state: state, body, finish: { strip in
-            state.done((strip.y - rect.y) / layout.height)
-            try finish(strip)
-        })
+        try schedule(
+            rect, layout, state: state, body,
+            finish: { strip in
+                state.done((strip.y - rect.y) / layout.height)
+                try finish(strip)
+            })
     }
 
     /// The same, with `finish` responsible for marking strips done in `state`.
-    func schedule(_ rect: Rect, _ layout: _StripLayout, state: _ScheduleState,
-                  _ body: (Rect, _Worker) throws -> Void,
-                  finish: (Rect) throws -> Void) throws {
+    func schedule(
+        _ rect: Rect, _ layout: _StripLayout, state: _ScheduleState,
+        _ body: (Rect, _Worker) throws -> Void,
+        finish: (Rect) throws -> Void
+    ) throws {
         let threads = min(options.threads, layout.count)
         let ws = workingSpace
         let cancellation = options.cancellation

@@ -21,24 +21,30 @@ struct _StoredLayout {
     func loadFloats(_ p: UnsafeRawPointer, _ count: Int, _ dst: UnsafeMutablePointer<SIMD4<Float>>, _ w: _Worker) {
         switch format {
         case .rgba8:
-            _Convert.loadRGBA8(p.assumingMemoryBound(to: UInt8.self), count, premultiplied: alpha == .premultiplied,
-                               linear: w.linear, dst)
+            _Convert.loadRGBA8(
+                p.assumingMemoryBound(to: UInt8.self), count, premultiplied: alpha == .premultiplied,
+                linear: w.linear, dst)
         case .rgba16:
-            _Convert.loadRGBA16(p.assumingMemoryBound(to: UInt16.self), count, premultiplied: alpha == .premultiplied,
-                                linear: w.linear, dst)
+            _Convert.loadRGBA16(
+                p.assumingMemoryBound(to: UInt16.self), count, premultiplied: alpha == .premultiplied,
+                linear: w.linear, dst)
         case .rgbaFloat32:
-            _Convert.loadFloat(p.assumingMemoryBound(to: SIMD4<Float>.self), count, encoding: encoding,
-                               premultiplied: alpha == .premultiplied, workingEncoding: w.workingSpace.encoding, dst)
+            _Convert.loadFloat(
+                p.assumingMemoryBound(to: SIMD4<Float>.self), count, encoding: encoding,
+                premultiplied: alpha == .premultiplied, workingEncoding: w.workingSpace.encoding, dst)
         case .gray8:
-            _Convert.loadGray8(p.assumingMemoryBound(to: UInt8.self), count, encoding: encoding,
-                               workingEncoding: w.workingSpace.encoding, dst)
+            _Convert.loadGray8(
+                p.assumingMemoryBound(to: UInt8.self), count, encoding: encoding,
+                workingEncoding: w.workingSpace.encoding, dst)
         }
     }
 
     /// Fills tile `out` (covering `rect`) from stored rows, transparent outside `extent`. A grey
     /// tile comes only from grey rows; 8-bit RGBA tiles from RGBA8 or grey rows.
-    func fill(_ out: _PixelBuffer, extent: Rect, _ w: _Worker,
-              rows: (Rect, (Int, UnsafeRawPointer) throws -> Void) throws -> Void) throws {
+    func fill(
+        _ out: _PixelBuffer, extent: Rect, _ w: _Worker,
+        rows: (Rect, (Int, UnsafeRawPointer) throws -> Void) throws -> Void
+    ) throws {
         let rect = out.rect
         let inside = rect.intersection(extent)
         if inside != rect { out.zero() }
@@ -49,12 +55,14 @@ struct _StoredLayout {
             if out.kind == .gray {
                 memcpy(out.byteTile.pointer(x: inside.x, y: y), p + offset, inside.width)
             } else if out.kind == .byte && format == .gray8 {
-                _Convert.grayToBytes((p + offset).assumingMemoryBound(to: UInt8.self), inside.width,
-                                     out.byteTile.pointer(x: inside.x, y: y))
+                _Convert.grayToBytes(
+                    (p + offset).assumingMemoryBound(to: UInt8.self), inside.width,
+                    out.byteTile.pointer(x: inside.x, y: y))
             } else if out.kind == .byte {
-                _Convert.loadBytes((p + offset).assumingMemoryBound(to: UInt8.self), inside.width,
-                                   premultiplied: alpha == .premultiplied, opaque: opaque,
-                                   out.byteTile.pointer(x: inside.x, y: y))
+                _Convert.loadBytes(
+                    (p + offset).assumingMemoryBound(to: UInt8.self), inside.width,
+                    premultiplied: alpha == .premultiplied, opaque: opaque,
+                    out.byteTile.pointer(x: inside.x, y: y))
             } else {
                 loadFloats(p + offset, inside.width, out.floatTile.pointer(x: inside.x, y: y), w)
             }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Standard output or standard error, written without ever trapping.
@@ -39,7 +39,7 @@ public enum StandardStream: Int32, Sendable {
 }
 
 #if canImport(Glibc)
-private let _systemWrite = Glibc.write
+    private let _systemWrite = Glibc.write
 #else
-private let _systemWrite = Darwin.write
+    private let _systemWrite = Darwin.write
 #endif

@@ -22,10 +22,12 @@ public enum EdgeMode: String, Sendable, CaseIterable {
 /// ```
 public struct GaussianBlur: Filter, Equatable {
     /// Standard deviation in pixels, 0...100 (Core Image's range); up to 500 accepted.
-    public static let radius = ParameterSpec.number("inputRadius", default: 10, range: 0...500, slider: 0...100,
-                                                    unit: .pixels, help: "standard deviation of the Gaussian, in pixels")
-    public static let edges = ParameterSpec.choice("edges", default: EdgeMode.grow.rawValue, EdgeMode.allCases.map(\.rawValue),
-                                                   help: "grow (Core Image), zero or clamp")
+    public static let radius = ParameterSpec.number(
+        "inputRadius", default: 10, range: 0...500, slider: 0...100,
+        unit: .pixels, help: "standard deviation of the Gaussian, in pixels")
+    public static let edges = ParameterSpec.choice(
+        "edges", default: EdgeMode.grow.rawValue, EdgeMode.allCases.map(\.rawValue),
+        help: "grow (Core Image), zero or clamp")
     public static let descriptor = FilterDescriptor(
         displayName: "Gaussian Blur", coreImageName: "CIGaussianBlur", shortName: "gaussian-blur", category: "Blur",
         summary: "blur with a Gaussian (sigma = radius)", parameters: [radius, edges],

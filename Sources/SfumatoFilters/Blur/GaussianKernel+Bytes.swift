@@ -1,7 +1,7 @@
 import SfumatoCore
 #if arch(x86_64)
-import _Builtin_intrinsics.intel
-import SfumatoAVX512
+    import _Builtin_intrinsics.intel
+    import SfumatoAVX512
 #endif
 
 extension _GaussianKernel {
@@ -19,16 +19,16 @@ extension _GaussianKernel {
     /// they are cut.
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         #if arch(x86_64)
-        if CPUFeatures.wideVectors { return applyAVX512(input: input, output: output, scratch: scratch) }
+            if CPUFeatures.wideVectors { return applyAVX512(input: input, output: output, scratch: scratch) }
         #endif
         let out = output.rect, r = radius, fixed = fixedWeights
         // Centre weight, and twice each side weight (pairs are summed at half scale).
         let centre = SIMD8<UInt16>(repeating: fixed[0])
         let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
         for k in 1...r { pairs[k] = SIMD8(repeating: UInt16(min(65535, 2 * Int(fixed[k])))) }
-        let bpp = input.channels               // bytes a pixel: 4 (RGBA) or 1 (grey)
-        let n = out.width * bpp                // output values per row
-        let span = n + 2 * bpp * r             // the vertical pass covers r pixels more on each side
+        let bpp = input.channels  // bytes a pixel: 4 (RGBA) or 1 (grey)
+        let n = out.width * bpp  // output values per row
+        let span = n + 2 * bpp * r  // the vertical pass covers r pixels more on each side
         let rows = scratch.buffer(of: UnsafeRawPointer.self, count: 2 * r + 1)
         // The 16-bit rows, one after the other in one buffer: separate buffers start at the same
         // offset in a page, and a pass storing to one while loading from another at a multiple of
@@ -42,8 +42,9 @@ extension _GaussianKernel {
         func filteredRow(_ y: Int, into words: UnsafeMutablePointer<UInt16>, bytes: UnsafeMutablePointer<UInt8>? = nil) {
             for k in -r...r { rows[k + r] = UnsafeRawPointer(input.pointer(x: out.x - r, y: y + k)) }
             _verticalPass(rows: rows, radius: r, centre: centre, pairs: pairs, fixedCentre: fixed[0], count: span, into: mid)
-            _horizontalPass(mid + bpp * r, step: bpp, radius: r, centre: centre, pairs: pairs, fixedCentre: fixed[0],
-                            count: n, into: words, bytes: bytes)
+            _horizontalPass(
+                mid + bpp * r, step: bpp, radius: r, centre: centre, pairs: pairs, fixedCentre: fixed[0],
+                count: n, into: words, bytes: bytes)
         }
         guard interpolated else {
             for y in out.y..<out.maxY { filteredRow(y, into: line, bytes: output.row(y)) }
@@ -65,31 +66,35 @@ extension _GaussianKernel {
     }
 
     #if arch(x86_64)
-    /// The same arithmetic with 512-bit vectors (SfumatoAVX512's `_gaussianTileAVX512`); opaque
-    /// RGBA tiles skip alpha when the fixed-point weights give 255 back for 255.
-    private func applyAVX512(input: ByteTile, output: ByteTile, scratch: TileScratch) {
-        let out = output.rect, r = radius, bpp = input.channels
-        let fixed = fixedWeights
-        let pairs = scratch.buffer(of: UInt16.self, count: r + 1)
-        for k in 1...r { pairs[k] = UInt16(min(65535, 2 * Int(fixed[k]))) }
-        let margin = interpolatesRows ? r + 3 : r
-        let origin = input.pointer(x: out.x - r, y: out.y - margin)
-        let words = _gaussianTileScratchWordsAVX512(width: out.width, height: out.height, bytesPerPixel: bpp, radius: r,
-                                                     interpolatingRows: interpolatesRows)
-        _gaussianTileAVX512(input: origin, inputStride: bpp * input.stride, output: output.row(out.y),
-                            outputStride: bpp * output.stride, width: out.width, height: out.height, bytesPerPixel: bpp,
-                            dropAlpha: bpp == 4 && keepsOpaque, radius: r, centre: fixed[0], pairs: pairs,
-                            interpolatingRows: interpolatesRows, oddFirstRow: out.y & 1 == 1,
-                            scratch: scratch.buffer(of: UInt16.self, count: words))
-    }
+        /// The same arithmetic with 512-bit vectors (SfumatoAVX512's `_gaussianTileAVX512`); opaque
+        /// RGBA tiles skip alpha when the fixed-point weights give 255 back for 255.
+        private func applyAVX512(input: ByteTile, output: ByteTile, scratch: TileScratch) {
+            let out = output.rect, r = radius, bpp = input.channels
+            let fixed = fixedWeights
+            let pairs = scratch.buffer(of: UInt16.self, count: r + 1)
+            for k in 1...r { pairs[k] = UInt16(min(65535, 2 * Int(fixed[k]))) }
+            let margin = interpolatesRows ? r + 3 : r
+            let origin = input.pointer(x: out.x - r, y: out.y - margin)
+            let words = _gaussianTileScratchWordsAVX512(
+                width: out.width, height: out.height, bytesPerPixel: bpp, radius: r,
+                interpolatingRows: interpolatesRows)
+            _gaussianTileAVX512(
+                input: origin, inputStride: bpp * input.stride, output: output.row(out.y),
+                outputStride: bpp * output.stride, width: out.width, height: out.height, bytesPerPixel: bpp,
+                dropAlpha: bpp == 4 && keepsOpaque, radius: r, centre: fixed[0], pairs: pairs,
+                interpolatingRows: interpolatesRows, oddFirstRow: out.y & 1 == 1,
+                scratch: scratch.buffer(of: UInt16.self, count: words))
+        }
     #endif
 }
 
 /// The vertical pass over `count` values: bytes from the 2r + 1 `rows` in, value x 256 out.
 @inline(__always)
-private func _verticalPass(rows: UnsafeMutablePointer<UnsafeRawPointer>, radius r: Int, centre: SIMD8<UInt16>,
-                           pairs: UnsafeMutablePointer<SIMD8<UInt16>>, fixedCentre: UInt16, count span: Int,
-                           into mid: UnsafeMutablePointer<UInt16>) {
+private func _verticalPass(
+    rows: UnsafeMutablePointer<UnsafeRawPointer>, radius r: Int, centre: SIMD8<UInt16>,
+    pairs: UnsafeMutablePointer<SIMD8<UInt16>>, fixedCentre: UInt16, count span: Int,
+    into mid: UnsafeMutablePointer<UInt16>
+) {
     let c = rows[r], midRaw = UnsafeMutableRawPointer(mid)
     var i = 0
     // Bytes go straight into the high halves of 16-bit lanes (value x 256, no shift), and a
@@ -146,9 +151,11 @@ private func _verticalPass(rows: UnsafeMutablePointer<UnsafeRawPointer>, radius 
 /// step·r values either side), plus 128 for the final rounding; `count` words out, or their high
 /// bytes when `bytes` is given (one pass fewer over the row).
 @inline(__always)
-private func _horizontalPass(_ mid: UnsafeMutablePointer<UInt16>, step bpp: Int, radius r: Int, centre: SIMD8<UInt16>,
-                             pairs: UnsafeMutablePointer<SIMD8<UInt16>>, fixedCentre: UInt16, count n: Int,
-                             into d: UnsafeMutablePointer<UInt16>, bytes: UnsafeMutablePointer<UInt8>? = nil) {
+private func _horizontalPass(
+    _ mid: UnsafeMutablePointer<UInt16>, step bpp: Int, radius r: Int, centre: SIMD8<UInt16>,
+    pairs: UnsafeMutablePointer<SIMD8<UInt16>>, fixedCentre: UInt16, count n: Int,
+    into d: UnsafeMutablePointer<UInt16>, bytes: UnsafeMutablePointer<UInt8>? = nil
+) {
     let m = UnsafeRawPointer(mid), out = UnsafeMutableRawPointer(d)
     // The sums are value x 256 (at most 65535): shifted down they are bytes, packed two vectors
     // to one store.
@@ -209,8 +216,10 @@ private func _horizontalPass(_ mid: UnsafeMutablePointer<UInt16>, step bpp: Int,
 /// m + ((m >> 1) − (e >> 1)) >> 2 with an arithmetic shift, saturated to 0...65535. The AVX-512
 /// tile (`_midRowWords`) takes the same steps.
 @inline(__always)
-private func _midRow(_ a: UnsafeMutablePointer<UInt16>, _ b: UnsafeMutablePointer<UInt16>, _ c: UnsafeMutablePointer<UInt16>,
-                     _ d: UnsafeMutablePointer<UInt16>, count n: Int, into o: UnsafeMutablePointer<UInt16>) {
+private func _midRow(
+    _ a: UnsafeMutablePointer<UInt16>, _ b: UnsafeMutablePointer<UInt16>, _ c: UnsafeMutablePointer<UInt16>,
+    _ d: UnsafeMutablePointer<UInt16>, count n: Int, into o: UnsafeMutablePointer<UInt16>
+) {
     var i = 0
     while i &+ 8 <= n {
         @inline(__always) func at(_ p: UnsafeMutablePointer<UInt16>) -> SIMD8<UInt16> {
@@ -233,18 +242,18 @@ private func _midRow(_ a: UnsafeMutablePointer<UInt16>, _ b: UnsafeMutablePointe
 private func _cubicMidpoint(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>, _ c: SIMD8<UInt16>, _ d: SIMD8<UInt16>) -> SIMD8<UInt16> {
     let m = _average(b, c), e = _average(a, d)
     #if arch(x86_64)
-    let mv = unsafeBitCast(m, to: __m128i.self), ev = unsafeBitCast(e, to: __m128i.self), zero = _mm_setzero_si128()
-    let delta = _mm_srai_epi16(_mm_sub_epi16(_mm_srli_epi16(mv, 1), _mm_srli_epi16(ev, 1)), 2)
-    let up = _mm_max_epi16(delta, zero), down = _mm_max_epi16(_mm_sub_epi16(zero, delta), zero)
-    return unsafeBitCast(_mm_subs_epu16(_mm_adds_epu16(mv, up), down), to: SIMD8<UInt16>.self)
+        let mv = unsafeBitCast(m, to: __m128i.self), ev = unsafeBitCast(e, to: __m128i.self), zero = _mm_setzero_si128()
+        let delta = _mm_srai_epi16(_mm_sub_epi16(_mm_srli_epi16(mv, 1), _mm_srli_epi16(ev, 1)), 2)
+        let up = _mm_max_epi16(delta, zero), down = _mm_max_epi16(_mm_sub_epi16(zero, delta), zero)
+        return unsafeBitCast(_mm_subs_epu16(_mm_adds_epu16(mv, up), down), to: SIMD8<UInt16>.self)
     #else
-    let delta = (SIMD8<Int16>(truncatingIfNeeded: m &>> 1) &- SIMD8<Int16>(truncatingIfNeeded: e &>> 1)) &>> 2
-    let up = SIMD8<UInt16>(truncatingIfNeeded: delta.replacing(with: 0, where: delta .< 0))
-    let down = SIMD8<UInt16>(truncatingIfNeeded: (0 &- delta).replacing(with: 0, where: delta .> 0))
-    var v = m &+ up
-    v.replace(with: .max, where: v .< m)
-    let w = v &- down
-    return w.replacing(with: 0, where: w .> v)
+        let delta = (SIMD8<Int16>(truncatingIfNeeded: m &>> 1) &- SIMD8<Int16>(truncatingIfNeeded: e &>> 1)) &>> 2
+        let up = SIMD8<UInt16>(truncatingIfNeeded: delta.replacing(with: 0, where: delta .< 0))
+        let down = SIMD8<UInt16>(truncatingIfNeeded: (0 &- delta).replacing(with: 0, where: delta .> 0))
+        var v = m &+ up
+        v.replace(with: .max, where: v .< m)
+        let w = v &- down
+        return w.replacing(with: 0, where: w .> v)
     #endif
 }
 
@@ -256,9 +265,11 @@ private func _storeHighBytes(_ s: UnsafeMutablePointer<UInt16>, count n: Int, in
     while i &+ 16 <= n {
         let a = raw.loadUnaligned(fromByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
         let b = raw.loadUnaligned(fromByteOffset: 2 &* i &+ 16, as: SIMD8<UInt16>.self)
-        UnsafeMutableRawPointer(d + i).storeBytes(of: _packedBytes(SIMD8<Int16>(truncatingIfNeeded: a &>> 8),
-                                                                   SIMD8<Int16>(truncatingIfNeeded: b &>> 8)),
-                                                  as: SIMD16<UInt8>.self)
+        UnsafeMutableRawPointer(d + i).storeBytes(
+            of: _packedBytes(
+                SIMD8<Int16>(truncatingIfNeeded: a &>> 8),
+                SIMD8<Int16>(truncatingIfNeeded: b &>> 8)),
+            as: SIMD16<UInt8>.self)
         i &+= 16
     }
     while i < n {
@@ -269,8 +280,10 @@ private func _storeHighBytes(_ s: UnsafeMutablePointer<UInt16>, count n: Int, in
 
 /// Stores 32 words (four vectors) at word index `i` of a word row.
 @inline(__always)
-func _storeWords(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>, _ c: SIMD8<UInt16>, _ d: SIMD8<UInt16>,
-                 to row: UnsafeMutableRawPointer, at i: Int) {
+func _storeWords(
+    _ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>, _ c: SIMD8<UInt16>, _ d: SIMD8<UInt16>,
+    to row: UnsafeMutableRawPointer, at i: Int
+) {
     row.storeBytes(of: a, toByteOffset: 2 &* i, as: SIMD8<UInt16>.self)
     row.storeBytes(of: b, toByteOffset: 2 &* (i &+ 8), as: SIMD8<UInt16>.self)
     row.storeBytes(of: c, toByteOffset: 2 &* (i &+ 16), as: SIMD8<UInt16>.self)

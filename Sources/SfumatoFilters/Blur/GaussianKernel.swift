@@ -108,8 +108,10 @@ struct _GaussianKernel: NeighborhoodKernel {
 
     /// d[x] = sum over k of w[|k|] * s[x + k * stride], for x in 0..<width (symmetric taps).
     @inline(__always)
-    private func _convolveRow(_ s: UnsafeMutablePointer<SIMD4<Float>>, stride: Int,
-                              into d: UnsafeMutablePointer<SIMD4<Float>>, width: Int) {
+    private func _convolveRow(
+        _ s: UnsafeMutablePointer<SIMD4<Float>>, stride: Int,
+        into d: UnsafeMutablePointer<SIMD4<Float>>, width: Int
+    ) {
         let w0 = weights[0]
         for x in 0..<width { d[x] = s[x] * w0 }
         for k in 1...radius {
@@ -125,4 +127,3 @@ struct _GaussianKernel: NeighborhoodKernel {
 func _mulhi(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
     SIMD8<UInt16>(truncatingIfNeeded: (SIMD8<UInt32>(truncatingIfNeeded: a) &* SIMD8<UInt32>(truncatingIfNeeded: b)) &>> 16)
 }
-

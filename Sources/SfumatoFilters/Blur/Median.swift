@@ -8,8 +8,9 @@ import SfumatoCore
 /// Median(diameter: 5).apply(to: photo)
 /// ```
 public struct Median: Filter, Equatable {
-    public static let diameter = ParameterSpec.integer("diameter", default: 3, range: 3...63, unit: .pixels,
-                                                       help: "window side, odd")
+    public static let diameter = ParameterSpec.integer(
+        "diameter", default: 3, range: 3...63, unit: .pixels,
+        help: "window side, odd")
     public static let descriptor = FilterDescriptor(
         displayName: "Median", coreImageName: nil, shortName: "median", category: "Blur",
         summary: "per-channel median over a square window (odd diameter), edges clamped", parameters: [diameter])

@@ -1,6 +1,6 @@
 import SfumatoCore
 #if arch(x86_64)
-import SfumatoAVX512
+    import SfumatoAVX512
 #endif
 
 // The 3x3 median from sorted columns: with each column of the window sorted into
@@ -16,16 +16,17 @@ extension _MedianKernel {
         let out = output.rect
         let w = out.width
         #if arch(x86_64)
-        if CPUFeatures.wideVectors {
-            let sorted = UnsafeMutableRawPointer(scratch.buffer(of: UInt8.self, count: 3 * (4 * w + 136)))
-            for y in out.y..<out.maxY {
-                _median3x3RowAVX512(above: input.pointer(x: out.x - 1, y: y - 1), row: input.pointer(x: out.x - 1, y: y),
-                                    below: input.pointer(x: out.x - 1, y: y + 1), pixels: w, sorted: sorted, into: output.row(y))
+            if CPUFeatures.wideVectors {
+                let sorted = UnsafeMutableRawPointer(scratch.buffer(of: UInt8.self, count: 3 * (4 * w + 136)))
+                for y in out.y..<out.maxY {
+                    _median3x3RowAVX512(
+                        above: input.pointer(x: out.x - 1, y: y - 1), row: input.pointer(x: out.x - 1, y: y),
+                        below: input.pointer(x: out.x - 1, y: y + 1), pixels: w, sorted: sorted, into: output.row(y))
+                }
+                return
             }
-            return
-        }
         #endif
-        let columns = w + 2                   // input pixels out.x - 1 ... out.maxX
+        let columns = w + 2  // input pixels out.x - 1 ... out.maxX
         let stride = (4 * columns + 15) & ~15
         let sorted = scratch.buffer(of: UInt8.self, count: 3 * stride + 16)
         let low = UnsafeMutableRawPointer(sorted), middle = low + stride, high = middle + stride
@@ -36,16 +37,18 @@ extension _MedianKernel {
             // Sort the three rows column by column.
             var i = 0
             while i + 16 <= 4 * columns {
-                _sortColumn(a.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self),
-                            b.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self),
-                            c.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self), low + i, middle + i, high + i)
+                _sortColumn(
+                    a.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self),
+                    b.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self),
+                    c.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self), low + i, middle + i, high + i)
                 i += 16
             }
             while i < 4 * columns {
-                _sortColumn(_widen(a.loadUnaligned(fromByteOffset: i, as: SIMD4<UInt8>.self)),
-                            _widen(b.loadUnaligned(fromByteOffset: i, as: SIMD4<UInt8>.self)),
-                            _widen(c.loadUnaligned(fromByteOffset: i, as: SIMD4<UInt8>.self)), low + i, middle + i, high + i,
-                            bytes: 4)
+                _sortColumn(
+                    _widen(a.loadUnaligned(fromByteOffset: i, as: SIMD4<UInt8>.self)),
+                    _widen(b.loadUnaligned(fromByteOffset: i, as: SIMD4<UInt8>.self)),
+                    _widen(c.loadUnaligned(fromByteOffset: i, as: SIMD4<UInt8>.self)), low + i, middle + i, high + i,
+                    bytes: 4)
                 i += 4
             }
             // Combine three neighbouring columns per output pixel.
@@ -66,9 +69,11 @@ extension _MedianKernel {
 
 /// Sorts three values lane by lane and stores them (16 bytes, or the first `bytes`).
 @inline(__always)
-private func _sortColumn(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>, _ c: SIMD16<UInt8>,
-                         _ low: UnsafeMutableRawPointer, _ middle: UnsafeMutableRawPointer,
-                         _ high: UnsafeMutableRawPointer, bytes: Int = 16) {
+private func _sortColumn(
+    _ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>, _ c: SIMD16<UInt8>,
+    _ low: UnsafeMutableRawPointer, _ middle: UnsafeMutableRawPointer,
+    _ high: UnsafeMutableRawPointer, bytes: Int = 16
+) {
     let ab = _umin(a, b), AB = _umax(a, b)
     let lo = _umin(ab, c), t = _umax(ab, c)
     let mid = _umin(t, AB), hi = _umax(t, AB)
@@ -86,8 +91,10 @@ private func _sortColumn(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>, _ c: SIMD16<UIn
 /// The medians of the windows whose left columns start at byte `i` of the sorted rows
 /// (lanes past a row's end hold leftovers and are not stored whole).
 @inline(__always)
-private func _combine(_ low: UnsafeMutableRawPointer, _ middle: UnsafeMutableRawPointer,
-                      _ high: UnsafeMutableRawPointer, _ i: Int) -> SIMD16<UInt8> {
+private func _combine(
+    _ low: UnsafeMutableRawPointer, _ middle: UnsafeMutableRawPointer,
+    _ high: UnsafeMutableRawPointer, _ i: Int
+) -> SIMD16<UInt8> {
     let l = UnsafeRawPointer(low), m = UnsafeRawPointer(middle), h = UnsafeRawPointer(high)
     let l0 = l.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
     let l1 = l.loadUnaligned(fromByteOffset: i + 4, as: SIMD16<UInt8>.self)

@@ -17,7 +17,7 @@ extension _MedianKernel {
         let n = diameter, r = radius
         let w = out.width
         let blocks = (w + 15) / 16
-        let groups = blocks + 1                       // input pixels 0 ..< 16 * groups cover w + 2r and every read
+        let groups = blocks + 1  // input pixels 0 ..< 16 * groups cover w + 2r and every read
         let inputWidth = w + 2 * r
         let planeBytes = 16 * groups + 64
         let planes = UnsafeMutableRawPointer(scratch.buffer(of: UInt8.self, count: n * 4 * planeBytes + 64))
@@ -46,10 +46,11 @@ extension _MedianKernel {
                     if count > 0 { partial.copyMemory(from: p, byteCount: 4 * count) }
                     p = UnsafeRawPointer(partial)
                 }
-                let t = _transpose4x4(p.loadUnaligned(as: SIMD16<UInt8>.self),
-                                      p.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self),
-                                      p.loadUnaligned(fromByteOffset: 32, as: SIMD16<UInt8>.self),
-                                      p.loadUnaligned(fromByteOffset: 48, as: SIMD16<UInt8>.self))
+                let t = _transpose4x4(
+                    p.loadUnaligned(as: SIMD16<UInt8>.self),
+                    p.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self),
+                    p.loadUnaligned(fromByteOffset: 32, as: SIMD16<UInt8>.self),
+                    p.loadUnaligned(fromByteOffset: 48, as: SIMD16<UInt8>.self))
                 slot.storeBytes(of: t.0, toByteOffset: 64 * g, as: SIMD16<UInt8>.self)
                 slot.storeBytes(of: t.1, toByteOffset: 64 * g + 16, as: SIMD16<UInt8>.self)
                 slot.storeBytes(of: t.2, toByteOffset: 64 * g + 32, as: SIMD16<UInt8>.self)
@@ -99,11 +100,16 @@ extension _MedianKernel {
 
 /// Transposes four vectors of four 32-bit lanes (pixels): lane m of result k is lane k of vector m.
 @inline(__always)
-func _transpose4x4(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>, _ c: SIMD16<UInt8>, _ d: SIMD16<UInt8>)
-    -> (SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>) {
+func _transpose4x4(
+    _ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>, _ c: SIMD16<UInt8>, _ d: SIMD16<UInt8>
+)
+    -> (SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>)
+{
     let a = unsafeBitCast(a, to: SIMD4<UInt32>.self), b = unsafeBitCast(b, to: SIMD4<UInt32>.self)
     let c = unsafeBitCast(c, to: SIMD4<UInt32>.self), d = unsafeBitCast(d, to: SIMD4<UInt32>.self)
     @inline(__always) func bytes(_ v: SIMD4<UInt32>) -> SIMD16<UInt8> { unsafeBitCast(v, to: SIMD16<UInt8>.self) }
-    return (bytes(SIMD4(a[0], b[0], c[0], d[0])), bytes(SIMD4(a[1], b[1], c[1], d[1])),
-            bytes(SIMD4(a[2], b[2], c[2], d[2])), bytes(SIMD4(a[3], b[3], c[3], d[3])))
+    return (
+        bytes(SIMD4(a[0], b[0], c[0], d[0])), bytes(SIMD4(a[1], b[1], c[1], d[1])),
+        bytes(SIMD4(a[2], b[2], c[2], d[2])), bytes(SIMD4(a[3], b[3], c[3], d[3]))
+    )
 }

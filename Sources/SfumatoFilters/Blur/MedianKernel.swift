@@ -8,9 +8,11 @@ struct _MedianKernel: NeighborhoodKernel {
 
     var name: String { "median \(diameter)x\(diameter)" }
     var detail: String {
-        diameter == 3 ? "sorted columns, 16 bytes at a time"
-            : diameter <= 7 ? "sorted columns merged by a pruned network (four outputs, 16 bytes at a time) on 8-bit, selection on float"
-            : "sliding 256-bin histograms (Huang) on 8-bit, selection on float"
+        diameter == 3
+            ? "sorted columns, 16 bytes at a time"
+            : diameter <= 7
+                ? "sorted columns merged by a pruned network (four outputs, 16 bytes at a time) on 8-bit, selection on float"
+                : "sliding 256-bin histograms (Huang) on 8-bit, selection on float"
     }
     var supportsBytes: Bool { true }
     /// A median of opaque pixels is opaque.
@@ -68,7 +70,7 @@ extension _MedianKernel {
         for y in out.y..<out.maxY {
             hist.update(repeating: 0, count: 4 * 256)
             var median = SIMD4<Int32>(repeating: 0)
-            var below = SIMD4<Int32>(repeating: 0)   // count of values < median, per channel
+            var below = SIMD4<Int32>(repeating: 0)  // count of values < median, per channel
             for dy in -r...r {
                 let row = input.pointer(x: out.x - r, y: y + dy)
                 for k in 0..<(d * 4) { hist[(k & 3) * 256 + Int(row[k])] += 1 }
@@ -146,4 +148,3 @@ extension SIMD16: _MinMax where Scalar == UInt8 {
     s(&p4, &p2)
     return p4
 }
-

@@ -1,7 +1,7 @@
 import Foundation
 import SfumatoCore
 #if arch(x86_64)
-import SfumatoAVX512
+    import SfumatoAVX512
 #endif
 
 /// Gaussian blur by Deriche's fourth-order recursive filter: per pixel and pass, a causal and an
@@ -50,7 +50,7 @@ struct _RecursiveGaussianKernel: NeighborhoodKernel {
 
     func apply(input: FloatTile, output: FloatTile, scratch: TileScratch) throws {
         let out = output.rect, r = reach
-        let width = out.width + 2 * r           // columns the vertical pass covers
+        let width = out.width + 2 * r  // columns the vertical pass covers
         // Vertical first (columns are independent, so every step is wide), into `mid`: the
         // output's rows over the input's columns.
         let mid = scratch.floatTile(Rect(x: out.x - r, y: out.y, width: width, height: out.height))
@@ -58,27 +58,28 @@ struct _RecursiveGaussianKernel: NeighborhoodKernel {
         verticalPass(input, columns: out.x - r, width: width, rows: out.y, count: out.height, into: mid, states: states)
         var y = out.y
         #if arch(x86_64)
-        // Four rows at a time with 512-bit vectors, the same floats (6000x4000 σ 10 in linear
-        // light: 423 -> 321 ms). The vertical pass gained nothing from them (its loads bound it).
-        if CPUFeatures.wideVectors && out.height >= 4 {
-            let coefficients = scratch.buffer(of: Float.self, count: 14)
-            for k in 0..<4 {
-                coefficients[k] = b[k]; coefficients[4 + k] = bb[k]; coefficients[8 + k] = a[k]
-            }
-            coefficients[12] = causalGain
-            coefficients[13] = anticausalGain
-            let rows = scratch.buffer(of: UnsafeMutableRawPointer.self, count: 12)
-            while y + 4 <= out.maxY {
+            // Four rows at a time with 512-bit vectors, the same floats (6000x4000 σ 10 in linear
+            // light: 423 -> 321 ms). The vertical pass gained nothing from them (its loads bound it).
+            if CPUFeatures.wideVectors && out.height >= 4 {
+                let coefficients = scratch.buffer(of: Float.self, count: 14)
                 for k in 0..<4 {
-                    rows[k] = UnsafeMutableRawPointer(mid.row(y + k))
-                    rows[4 + k] = UnsafeMutableRawPointer(output.row(y + k))
-                    rows[8 + k] = UnsafeMutableRawPointer(states + k * width)
+                    coefficients[k] = b[k]; coefficients[4 + k] = bb[k]; coefficients[8 + k] = a[k]
                 }
-                _recursiveRowsAVX512(m: UnsafeRawPointer(rows), d: UnsafeRawPointer(rows + 4), back: UnsafeRawPointer(rows + 8),
-                                     width: width, count: out.width, reach: r, coefficients: coefficients)
-                y += 4
+                coefficients[12] = causalGain
+                coefficients[13] = anticausalGain
+                let rows = scratch.buffer(of: UnsafeMutableRawPointer.self, count: 12)
+                while y + 4 <= out.maxY {
+                    for k in 0..<4 {
+                        rows[k] = UnsafeMutableRawPointer(mid.row(y + k))
+                        rows[4 + k] = UnsafeMutableRawPointer(output.row(y + k))
+                        rows[8 + k] = UnsafeMutableRawPointer(states + k * width)
+                    }
+                    _recursiveRowsAVX512(
+                        m: UnsafeRawPointer(rows), d: UnsafeRawPointer(rows + 4), back: UnsafeRawPointer(rows + 8),
+                        width: width, count: out.width, reach: r, coefficients: coefficients)
+                    y += 4
+                }
             }
-        }
         #endif
         while y < out.maxY {
             horizontalPass(mid.row(y), width: width, into: output.row(y), count: out.width, back: states)
@@ -87,8 +88,10 @@ struct _RecursiveGaussianKernel: NeighborhoodKernel {
     }
 
     /// mid rows y0..<y0+count, columns x0..<x0+width, from the input's rows y0−r..<y0+count+r.
-    private func verticalPass(_ input: FloatTile, columns x0: Int, width: Int, rows y0: Int, count: Int,
-                              into mid: FloatTile, states s: UnsafeMutablePointer<SIMD4<Float>>) {
+    private func verticalPass(
+        _ input: FloatTile, columns x0: Int, width: Int, rows y0: Int, count: Int,
+        into mid: FloatTile, states s: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
         let r = reach
         let first = y0 - r, last = y0 + count + r - 1
         @inline(__always) func row(_ y: Int) -> UnsafeMutablePointer<SIMD4<Float>> {
@@ -106,11 +109,12 @@ struct _RecursiveGaussianKernel: NeighborhoodKernel {
             let x0r = row(y), x1r = row(y - 1), x2r = row(y - 2), x3r = row(y - 3)
             let n = y - first
             let y1 = s + ((n &+ 3) & 3) * width, y2 = s + ((n &+ 2) & 3) * width
-            let y3 = s + ((n &+ 1) & 3) * width, y4 = s + (n & 3) * width   // y4's slot takes y[n]
+            let y3 = s + ((n &+ 1) & 3) * width, y4 = s + (n & 3) * width  // y4's slot takes y[n]
             // Rows above the output only warm the states up; output rows keep their values.
             let store = y >= y0 ? mid.row(y) : y4
             for x in 0..<width {
-                let v = b0 * x0r[x] + b1 * x1r[x] + b2 * x2r[x] + b3 * x3r[x]
+                let v =
+                    b0 * x0r[x] + b1 * x1r[x] + b2 * x2r[x] + b3 * x3r[x]
                     - (a2 * y2[x] + a3 * y3[x] + a4 * y4[x]) - a1 * y1[x]
                 y4[x] = v
                 store[x] = v
@@ -128,14 +132,16 @@ struct _RecursiveGaussianKernel: NeighborhoodKernel {
             let y3 = s + ((n &+ 1) & 3) * width, y4 = s + (n & 3) * width
             if y >= y0 + count {
                 for x in 0..<width {
-                    y4[x] = c1 * x1r[x] + c2 * x2r[x] + c3 * x3r[x] + c4 * x4r[x]
+                    y4[x] =
+                        c1 * x1r[x] + c2 * x2r[x] + c3 * x3r[x] + c4 * x4r[x]
                         - (a2 * y2[x] + a3 * y3[x] + a4 * y4[x]) - a1 * y1[x]
                 }
                 continue
             }
             let store = mid.row(y)
             for x in 0..<width {
-                let v = c1 * x1r[x] + c2 * x2r[x] + c3 * x3r[x] + c4 * x4r[x]
+                let v =
+                    c1 * x1r[x] + c2 * x2r[x] + c3 * x3r[x] + c4 * x4r[x]
                     - (a2 * y2[x] + a3 * y3[x] + a4 * y4[x]) - a1 * y1[x]
                 y4[x] = v
                 store[x] += v
@@ -147,9 +153,11 @@ struct _RecursiveGaussianKernel: NeighborhoodKernel {
     /// They run in one loop, the causal one left to right and the anticausal one right to left:
     /// two independent chains of multiply-adds keep the vector units busy where one would wait
     /// on its own previous result.
-    private func horizontalPass(_ m: UnsafeMutablePointer<SIMD4<Float>>, width: Int,
-                                into d: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                                back: UnsafeMutablePointer<SIMD4<Float>>) {
+    private func horizontalPass(
+        _ m: UnsafeMutablePointer<SIMD4<Float>>, width: Int,
+        into d: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+        back: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
         let r = reach
         let b0 = SIMD4<Float>(repeating: b[0]), b1 = SIMD4<Float>(repeating: b[1])
         let b2 = SIMD4<Float>(repeating: b[2]), b3 = SIMD4<Float>(repeating: b[3])

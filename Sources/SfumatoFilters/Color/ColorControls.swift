@@ -12,14 +12,17 @@ import SfumatoCore
 /// ```
 public struct ColorControls: Filter, Equatable {
     /// 0 is grey, 1 unchanged; up to 10 accepted (PencilController reaches 8), slider 0...2.
-    public static let saturation = ParameterSpec.number("inputSaturation", default: 1, range: 0...10, slider: 0...2,
-                                                        unit: .scalar, help: "colourfulness: 0 grey, 1 unchanged")
+    public static let saturation = ParameterSpec.number(
+        "inputSaturation", default: 1, range: 0...10, slider: 0...2,
+        unit: .scalar, help: "colourfulness: 0 grey, 1 unchanged")
     /// Added to every channel, -1...1.
-    public static let brightness = ParameterSpec.number("inputBrightness", default: 0, range: -1...1,
-                                                        help: "added to every channel")
+    public static let brightness = ParameterSpec.number(
+        "inputBrightness", default: 0, range: -1...1,
+        help: "added to every channel")
     /// Scale about mid-grey; 0...4 accepted (PencilController reaches 0), slider 0.25...4.
-    public static let contrast = ParameterSpec.number("inputContrast", default: 1, range: 0...4, slider: 0.25...4,
-                                                      unit: .scalar, help: "scale about mid-grey 0.5")
+    public static let contrast = ParameterSpec.number(
+        "inputContrast", default: 1, range: 0...4, slider: 0.25...4,
+        unit: .scalar, help: "scale about mid-grey 0.5")
     public static let descriptor = FilterDescriptor(
         displayName: "Color Controls", coreImageName: "CIColorControls", shortName: "color-controls", category: "Color",
         summary: "adjust saturation, brightness and contrast", parameters: [saturation, brightness, contrast])

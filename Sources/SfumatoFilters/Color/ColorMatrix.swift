@@ -21,15 +21,18 @@ public struct ColorMatrix: Filter, Equatable {
 
     public var r: [Double], g: [Double], b: [Double], a: [Double], bias: [Double]
 
-    public init(r: [Double] = [1, 0, 0, 0], g: [Double] = [0, 1, 0, 0], b: [Double] = [0, 0, 1, 0],
-                a: [Double] = [0, 0, 0, 1], bias: [Double] = [0, 0, 0, 0]) {
+    public init(
+        r: [Double] = [1, 0, 0, 0], g: [Double] = [0, 1, 0, 0], b: [Double] = [0, 0, 1, 0],
+        a: [Double] = [0, 0, 0, 1], bias: [Double] = [0, 0, 0, 0]
+    ) {
         precondition([r, g, b, a, bias].allSatisfy { $0.count == 4 }, "each vector has four numbers")
         self.r = r; self.g = g; self.b = b; self.a = a; self.bias = bias
     }
 
     public init(arguments x: FilterArguments) throws {
-        self.init(r: x.vector(Self.rVector), g: x.vector(Self.gVector), b: x.vector(Self.bVector),
-                  a: x.vector(Self.aVector), bias: x.vector(Self.biasVector))
+        self.init(
+            r: x.vector(Self.rVector), g: x.vector(Self.gVector), b: x.vector(Self.bVector),
+            a: x.vector(Self.aVector), bias: x.vector(Self.biasVector))
     }
 
     public var arguments: FilterArguments {
@@ -49,7 +52,7 @@ public struct ColorMatrix: Filter, Equatable {
     public func apply(to image: Image) -> Image {
         if isPremultipliedLinear {
             let m = Matrix4(rows: [
-                [r[0], r[1], r[2], bias[0]], [g[0], g[1], g[2], bias[1]], [b[0], b[1], b[2], bias[2]], [0, 0, 0, 1],
+                [r[0], r[1], r[2], bias[0]], [g[0], g[1], g[2], bias[1]], [b[0], b[1], b[2], bias[2]], [0, 0, 0, 1]
             ])
             return image.applying([.linear(m)], name: Self.descriptor.name)
         }

@@ -8,8 +8,9 @@ import SfumatoCore
 /// ```
 public struct ExposureAdjust: Filter, Equatable {
     /// Stops, -10...10.
-    public static let ev = ParameterSpec.number("inputEV", default: 0, range: -10...10, slider: -3...3, unit: .stops,
-                                                help: "exposure change in stops: colour x 2^EV")
+    public static let ev = ParameterSpec.number(
+        "inputEV", default: 0, range: -10...10, slider: -3...3, unit: .stops,
+        help: "exposure change in stops: colour x 2^EV")
     public static let descriptor = FilterDescriptor(
         displayName: "Exposure Adjust", coreImageName: "CIExposureAdjust", shortName: "exposure-adjust", category: "Color",
         summary: "brighten or darken by camera stops", parameters: [ev])

@@ -9,8 +9,9 @@ import SfumatoCore
 /// ```
 public struct GammaAdjust: Filter, Equatable {
     /// The exponent; 0...4 accepted (PencilController reaches 0), slider 0.1...4.
-    public static let power = ParameterSpec.number("inputPower", default: 1, range: 0...4, slider: 0.1...4, unit: .scalar,
-                                                   help: "exponent applied to each channel")
+    public static let power = ParameterSpec.number(
+        "inputPower", default: 1, range: 0...4, slider: 0.1...4, unit: .scalar,
+        help: "exponent applied to each channel")
     public static let descriptor = FilterDescriptor(
         displayName: "Gamma Adjust", coreImageName: "CIGammaAdjust", shortName: "gamma-adjust", category: "Color",
         summary: "raise each channel to a power", parameters: [power])

@@ -14,8 +14,9 @@ import SfumatoCore
 public struct HueAdjust: Filter, Equatable {
     /// Rotation in radians; any angle up to ±4π is accepted (the PencilController maps the pen's
     /// azimuth to π...3π), a slider covers -π...π.
-    public static let angle = ParameterSpec.number("inputAngle", default: 0, range: -4 * .pi ... 4 * .pi,
-                                                   slider: -.pi ... .pi, unit: .radians, help: "rotation about the grey axis")
+    public static let angle = ParameterSpec.number(
+        "inputAngle", default: 0, range: -4 * .pi...4 * .pi,
+        slider: -.pi ... .pi, unit: .radians, help: "rotation about the grey axis")
     public static let descriptor = FilterDescriptor(
         displayName: "Hue Adjust", coreImageName: "CIHueAdjust", shortName: "hue-adjust", category: "Color",
         summary: "rotate hues about the grey axis", parameters: [angle])
@@ -40,7 +41,7 @@ public struct HueAdjust: Filter, Equatable {
             [c + t, t - s * a, t + s * a, 0],
             [t + s * a, c + t, t - s * a, 0],
             [t - s * a, t + s * a, c + t, 0],
-            [0, 0, 0, 1],
+            [0, 0, 0, 1]
         ])
     }
 

@@ -44,7 +44,9 @@ public struct ToneCurve: Filter, Equatable {
 
     public init(arguments a: FilterArguments) throws {
         let specs = [Self.point0, Self.point1, Self.point2, Self.point3, Self.point4]
-        points = specs.map { let v = a.vector($0); return SIMD2(v[0], v[1]) }
+        points = specs.map {
+            let v = a.vector($0); return SIMD2(v[0], v[1])
+        }
     }
 
     public var arguments: FilterArguments {

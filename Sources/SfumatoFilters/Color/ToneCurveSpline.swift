@@ -58,7 +58,8 @@ public struct ToneCurveSpline: Sendable, Equatable {
         while i < n - 2 && x > xs[i + 1] { i += 1 }
         let h = xs[i + 1] - xs[i]
         let t = x - xs[i], u = xs[i + 1] - x
-        let v = m[i] * u * u * u / (6 * h) + m[i + 1] * t * t * t / (6 * h)
+        let v =
+            m[i] * u * u * u / (6 * h) + m[i + 1] * t * t * t / (6 * h)
             + (ys[i] / h - m[i] * h / 6) * u + (ys[i + 1] / h - m[i + 1] * h / 6) * t
         return clamp(v)
     }

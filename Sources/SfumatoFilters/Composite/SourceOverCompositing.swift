@@ -7,8 +7,9 @@ import SfumatoCore
 /// SourceOverCompositing(background: photo).apply(to: inkLayer)
 /// ```
 public struct SourceOverCompositing: Filter {
-    public static let backgroundImage = ParameterSpec.image("inputBackgroundImage", short: "background",
-                                                            help: "the image underneath")
+    public static let backgroundImage = ParameterSpec.image(
+        "inputBackgroundImage", short: "background",
+        help: "the image underneath")
     public static let descriptor = FilterDescriptor(
         displayName: "Source Over Compositing", coreImageName: "CISourceOverCompositing", shortName: "source-over",
         category: "Composite", summary: "place the image over a background image", parameters: [backgroundImage])
@@ -48,8 +49,10 @@ public struct SourceOverBlend: BlendKernel {
 
     public func outputExtent(foreground: Rect, background: Rect) -> Rect { foreground.union(background) }
 
-    public func apply(foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,
-                      output: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+    public func apply(
+        foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,
+        output: UnsafeMutablePointer<SIMD4<Float>>, count: Int
+    ) {
         for i in 0..<count {
             let s = foreground[i]
             output[i] = s + background[i] * (1 - s.w)

@@ -110,10 +110,11 @@ func _copyAlpha(from source: UnsafePointer<UInt8>, to destination: UnsafeMutable
 func _sobelBytes(input: ByteTile, output: ByteTile) {
     let out = output.rect, step = input.channels
     for y in out.y..<out.maxY {
-        _sobelRow(above: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y - 1)),
-                  row: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y)),
-                  below: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y + 1)),
-                  into: output.row(y), count: out.width * step, step: step)
+        _sobelRow(
+            above: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y - 1)),
+            row: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y)),
+            below: UnsafeRawPointer(input.pointer(x: out.x - 1, y: y + 1)),
+            into: output.row(y), count: out.width * step, step: step)
         if step == 4 { _copyAlpha(from: input.pointer(x: out.x, y: y), to: output.row(y), count: out.width) }
     }
 }
@@ -124,7 +125,7 @@ func _sobelBytes(input: ByteTile, output: ByteTile) {
 /// four pixels per step on those rows. A quarter of the per-channel work.
 func _sobelGreyBytes(input: ByteTile, output: ByteTile, weights: SIMD4<Float>, scratch: TileScratch) {
     let out = output.rect
-    let w = out.width + 2                    // columns out.x - 1 ... out.maxX
+    let w = out.width + 2  // columns out.x - 1 ... out.maxX
     let stride = (w + 3) & ~3
     let rows = scratch.buffer(of: Float.self, count: 3 * stride + 4)
     let wr = SIMD4<Float>(repeating: weights.x), wg = SIMD4<Float>(repeating: weights.y), wb = SIMD4<Float>(repeating: weights.z)
@@ -141,7 +142,8 @@ func _sobelGreyBytes(input: ByteTile, output: ByteTile, weights: SIMD4<Float>, s
         }
         while x < w {
             let p = s + 4 * x
-            l[x] = Float(p.load(as: UInt8.self)) * weights.x + Float(p.load(fromByteOffset: 1, as: UInt8.self)) * weights.y
+            l[x] =
+                Float(p.load(as: UInt8.self)) * weights.x + Float(p.load(fromByteOffset: 1, as: UInt8.self)) * weights.y
                 + Float(p.load(fromByteOffset: 2, as: UInt8.self)) * weights.z
             x += 1
         }
@@ -163,7 +165,7 @@ func _sobelGreyBytes(input: ByteTile, output: ByteTile, weights: SIMD4<Float>, s
             let gx = (a2 - a0) + 2 * (ld(b, 2) - ld(b, 0)) + (c2 - c0)
             let gy = (c0 - a0) + 2 * (c1 - a1) + (c2 - a2)
             var m = _roundedInts((gx * gx + gy * gy).squareRoot())
-            m = m | ((255 &- m) &>> 31)      // above 255 -> all ones
+            m = m | ((255 &- m) &>> 31)  // above 255 -> all ones
             m &= 0xFF
             let alpha = centre.loadUnaligned(fromByteOffset: 4 * x, as: SIMD4<Int32>.self) & Int32(bitPattern: 0xFF00_0000)
             d.storeBytes(of: m | (m &<< 8) | (m &<< 16) | alpha, toByteOffset: 4 * x, as: SIMD4<Int32>.self)
@@ -191,8 +193,10 @@ func _sobelGreyBytes(input: ByteTile, output: ByteTile, weights: SIMD4<Float>, s
 /// `step` bytes further keeps each byte's parity for RGBA (R, B even; G, A odd) and moves grey
 /// pixels along by one: either way lane j of each half lines up with its own neighbours.
 @inline(never)
-func _sobelRow(above a: UnsafeRawPointer, row b: UnsafeRawPointer, below c: UnsafeRawPointer,
-               into d: UnsafeMutablePointer<UInt8>, count n: Int, step: Int) {
+func _sobelRow(
+    above a: UnsafeRawPointer, row b: UnsafeRawPointer, below c: UnsafeRawPointer,
+    into d: UnsafeMutablePointer<UInt8>, count n: Int, step: Int
+) {
     var i = 0
     while i + 16 <= n {
         @inline(__always) func ld(_ p: UnsafeRawPointer, _ dx: Int) -> SIMD8<UInt16> {
@@ -219,15 +223,17 @@ func _sobelRow(above a: UnsafeRawPointer, row b: UnsafeRawPointer, below c: Unsa
 /// three pixels above, left and right, the three below), in 16-bit lanes. The squares need 32
 /// bits: even and odd lanes are split with shifts and joined back in place.
 @inline(__always)
-func _sobelMagnitudes(_ a0: SIMD8<Int16>, _ a1: SIMD8<Int16>, _ a2: SIMD8<Int16>, _ b0: SIMD8<Int16>, _ b2: SIMD8<Int16>,
-                      _ c0: SIMD8<Int16>, _ c1: SIMD8<Int16>, _ c2: SIMD8<Int16>) -> SIMD8<Int16> {
+func _sobelMagnitudes(
+    _ a0: SIMD8<Int16>, _ a1: SIMD8<Int16>, _ a2: SIMD8<Int16>, _ b0: SIMD8<Int16>, _ b2: SIMD8<Int16>,
+    _ c0: SIMD8<Int16>, _ c1: SIMD8<Int16>, _ c2: SIMD8<Int16>
+) -> SIMD8<Int16> {
     let gx = (a2 &- a0) &+ ((b2 &- b0) &<< 1) &+ (c2 &- c0)
     let gy = (c0 &- a0) &+ ((c1 &- a1) &<< 1) &+ (c2 &- a2)
     let x = unsafeBitCast(gx, to: SIMD4<Int32>.self), y = unsafeBitCast(gy, to: SIMD4<Int32>.self)
     let xe = (x &<< 16) &>> 16, xo = x &>> 16, ye = (y &<< 16) &>> 16, yo = y &>> 16
     let me = _roundedHypot(xe, ye), mo = _roundedHypot(xo, yo)
     let m = unsafeBitCast(me | (mo &<< 16), to: SIMD8<Int16>.self)
-    return (m | ((255 &- m) &>> 15)) & 0xFF     // above 255 -> all ones -> 255
+    return (m | ((255 &- m) &>> 15)) & 0xFF  // above 255 -> all ones -> 255
 }
 
 /// ⌊√(x² + y²) + ½⌋ per lane for |x|, |y| < 2¹¹, without per-lane conversion calls. The squares
@@ -244,7 +250,7 @@ func _roundedHypot(_ x: SIMD4<Int32>, _ y: SIMD4<Int32>) -> SIMD4<Int32> {
 /// (comparisons on integer SIMD lanes are built lane by lane by the standard library).
 @inline(__always)
 func _saturatedBytes(_ v: SIMD8<Int16>) -> SIMD8<UInt8> {
-    let t = v & ~(v &>> 15)               // negatives to 0
-    let u = t | ((255 &- t) &>> 15)       // above 255 to all ones
+    let t = v & ~(v &>> 15)  // negatives to 0
+    let u = t | ((255 &- t) &>> 15)  // above 255 to all ones
     return SIMD8<UInt8>(truncatingIfNeeded: u)
 }

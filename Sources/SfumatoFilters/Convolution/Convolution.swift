@@ -1,6 +1,6 @@
 import SfumatoCore
 #if arch(x86_64)
-import SfumatoAVX512
+    import SfumatoAVX512
 #endif
 
 /// General convolution (MPS semantics, correlation: no flip): out(x,y) = Σ w[j*kw+i]
@@ -13,8 +13,9 @@ import SfumatoAVX512
 public struct Convolution: Filter, Equatable {
     public static let width = ParameterSpec.integer("width", default: 3, range: 1...63, unit: .pixels, help: "kernel width, odd")
     public static let height = ParameterSpec.integer("height", default: 3, range: 1...63, unit: .pixels, help: "kernel height, odd")
-    public static let weights = ParameterSpec.vector("weights", default: [0, 0, 0, 0, 1, 0, 0, 0, 0], count: nil,
-                                                     help: "width x height weights, row-major")
+    public static let weights = ParameterSpec.vector(
+        "weights", default: [0, 0, 0, 0, 1, 0, 0, 0, 0], count: nil,
+        help: "width x height weights, row-major")
     public static let bias = ParameterSpec.number("bias", default: 0, range: -10...10, slider: -1...1, help: "added to every result")
     public static let descriptor = FilterDescriptor(
         displayName: "Convolution", coreImageName: nil, shortName: "convolution", category: "Convolution",
@@ -40,8 +41,9 @@ public struct Convolution: Filter, Equatable {
     }
 
     public init(arguments a: FilterArguments) throws {
-        try self.init(width: Int(a.number(Self.width)), height: Int(a.number(Self.height)), weights: a.vector(Self.weights),
-                      bias: a.number(Self.bias))
+        try self.init(
+            width: Int(a.number(Self.width)), height: Int(a.number(Self.height)), weights: a.vector(Self.weights),
+            bias: a.number(Self.bias))
     }
 
     public var arguments: FilterArguments {
@@ -80,8 +82,10 @@ public struct Laplacian: Filter, Equatable {
 
     public func apply(to image: Image) -> Image {
         _withEdges(image, .clamp) {
-            $0.applying(_ConvolutionKernel(width: 3, height: 3, weights: [0, 1, 0, 1, -4, 1, 0, 1, 0], bias: Float(bias),
-                                           keepAlpha: true, label: "Laplacian"))
+            $0.applying(
+                _ConvolutionKernel(
+                    width: 3, height: 3, weights: [0, 1, 0, 1, -4, 1, 0, 1, 0], bias: Float(bias),
+                    keepAlpha: true, label: "Laplacian"))
         }
     }
 }
@@ -145,8 +149,13 @@ public struct ThresholdBinary: Filter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
-        image.applying([.pixel(_Threshold(weights: SIMD4(Float(weights[0]), Float(weights[1]), Float(weights[2]), 0),
-                                          threshold: Float(threshold), maximum: Float(maximum)))], name: Self.descriptor.shortName)
+        image.applying(
+            [
+                .pixel(
+                    _Threshold(
+                        weights: SIMD4(Float(weights[0]), Float(weights[1]), Float(weights[2]), 0),
+                        threshold: Float(threshold), maximum: Float(maximum)))
+            ], name: Self.descriptor.shortName)
     }
 }
 
@@ -175,10 +184,11 @@ struct _Threshold: PixelFunction {
             // sums as the table route below, so the same pixels pass the threshold.
             let src = UnsafeRawPointer(bytes.source), dst = UnsafeMutableRawPointer(bytes.destination)
             #if arch(x86_64)
-            if CPUFeatures.wideVectors {
-                i = _thresholdBytesAVX512(src, dst, count: bytes.count, w0: weights.x, w1: weights.y, w2: weights.z,
-                                          threshold: threshold, on: on, off: off)
-            }
+                if CPUFeatures.wideVectors {
+                    i = _thresholdBytesAVX512(
+                        src, dst, count: bytes.count, w0: weights.x, w1: weights.y, w2: weights.z,
+                        threshold: threshold, on: on, off: off)
+                }
             #endif
             let wr = SIMD4<Float>(repeating: weights.x), wg = SIMD4<Float>(repeating: weights.y), wb = SIMD4<Float>(repeating: weights.z)
             // R, G and B of the output pixel, for each outcome.
@@ -193,7 +203,7 @@ struct _Threshold: PixelFunction {
                 // standard library's lane-by-lane comparison results).
                 let above = unsafeBitCast(t - l, to: SIMD4<Int32>.self) &>> 31
                 let alpha = p & Int32(bitPattern: 0xFF00_0000)
-                let visible = (0 &- ((p &>> 24) & 0xFF)) &>> 31      // all ones where alpha > 0
+                let visible = (0 &- ((p &>> 24) & 0xFF)) &>> 31  // all ones where alpha > 0
                 let o = ((onV & above) | (offV & ~above)) & visible
                 dst.storeBytes(of: o | alpha, toByteOffset: 4 * i, as: SIMD4<Int32>.self)
                 i += 4

@@ -38,7 +38,8 @@ struct _ConvolutionKernel: NeighborhoodKernel {
     /// Factors a rank-one matrix as column x row, or nil.
     static func factor(_ w: Int, _ h: Int, _ m: [Float]) -> (column: [Float], row: [Float])? {
         guard w > 1 && h > 1, let (p, q) = (0..<m.count).map({ ($0 / w, $0 % w) }).max(by: { abs(m[$0.0 * w + $0.1]) < abs(m[$1.0 * w + $1.1]) }),
-              m[p * w + q] != 0 else { return nil }
+            m[p * w + q] != 0
+        else { return nil }
         let row = (0..<w).map { m[p * w + $0] }
         let column = (0..<h).map { m[$0 * w + q] / m[p * w + q] }
         let scale = m.map { abs($0) }.max()!

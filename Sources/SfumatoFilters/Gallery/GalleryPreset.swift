@@ -43,7 +43,7 @@ public struct GalleryPreset: Sendable {
         GalleryPreset(name: "Histogram Equalization", slug: "histogram-equalization") { _ in [HistogramEqualization()] },
         GalleryPreset(name: "Histogram Specification", slug: "histogram-specification") { r in
             [HistogramSpecification(reference: r!)]
-        },
+        }
     ]
 
     /// The preset a name or slug refers to (any case), or nil.

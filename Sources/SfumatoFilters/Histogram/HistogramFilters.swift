@@ -20,7 +20,7 @@ public struct HistogramEqualization: Filter, Equatable {
         let n = counts.reduce(0, +)
         var cdf = 0
         let cdfMin = counts.first { $0 > 0 } ?? 0
-        if cdfMin == n { return (0..<256).map { UInt8($0) } }   // constant channel
+        if cdfMin == n { return (0..<256).map { UInt8($0) } }  // constant channel
         return counts.map { c in
             cdf += c
             return UInt8(max(0, min(255, (255 * Double(cdf - cdfMin) / Double(n - cdfMin)).rounded())))
@@ -41,8 +41,9 @@ struct _Equalize: HistogramMapping {
 /// Histogram specification (matching): per channel R, G, B, each level s maps to the smallest
 /// level d with CDF_ref(d) >= CDF_src(s), so the result's histogram follows the reference's.
 public struct HistogramSpecification: Filter {
-    public static let referenceImage = ParameterSpec.image("inputReferenceImage", short: "reference",
-                                                           help: "the image whose histogram to match")
+    public static let referenceImage = ParameterSpec.image(
+        "inputReferenceImage", short: "reference",
+        help: "the image whose histogram to match")
     public static let descriptor = FilterDescriptor(
         displayName: "Histogram Specification", coreImageName: nil, shortName: "histogram-specification", category: "Histogram",
         summary: "remap each channel to match a reference image's histogram", parameters: [referenceImage])

@@ -14,8 +14,9 @@ enum _Rectangle {
     static let height = ParameterSpec.integer("height", default: 3, range: 1...255, unit: .pixels, help: "window height")
 
     static func descriptor(_ display: String, _ short: String, _ summary: String) -> FilterDescriptor {
-        FilterDescriptor(displayName: display, coreImageName: nil, shortName: short, category: "Morphology", summary: summary,
-                         parameters: [width, height])
+        FilterDescriptor(
+            displayName: display, coreImageName: nil, shortName: short, category: "Morphology", summary: summary,
+            parameters: [width, height])
     }
 }
 

@@ -31,7 +31,7 @@ struct _ProbeKernel: NeighborhoodKernel {
                 let row = probe[(i * width)..<((i + 1) * width)]
                 let inside = row.indices.filter { row[$0] == 0 }.map { $0 - i * width }
                 if let a = inside.first, let b = inside.last {
-                    if inside.count != b - a + 1 { flat = false; break }   // holes: not a run
+                    if inside.count != b - a + 1 { flat = false; break }  // holes: not a run
                     runs.append((a, b - a + 1))
                 } else {
                     runs.append((0, 0))
@@ -47,7 +47,8 @@ struct _ProbeKernel: NeighborhoodKernel {
     var name: String { extreme == .max ? "dilate \(width)x\(height)" : "erode \(width)x\(height)" }
     var detail: String {
         guard let runs else { return "general probe" }
-        return "flat probe: \(Set(runs.filter { $0.length > 0 }.map(\.length)).count) run lengths off one doubling ladder, \(runs.filter { $0.length > 0 }.count) rows combined"
+        return
+            "flat probe: \(Set(runs.filter { $0.length > 0 }.map(\.length)).count) run lengths off one doubling ladder, \(runs.filter { $0.length > 0 }.count) rows combined"
     }
     /// 8-bit data only for probe values in 0...1, each taken as its nearest level (a value
     /// outside would be clamped to 0 or 255 and the result would leave the definition's).
@@ -140,8 +141,10 @@ struct _ProbeKernel: NeighborhoodKernel {
 /// each level one vector pass from the one below), and each length is then one more pass from
 /// the largest span p <= L: max(span p at x, span p at x + L - p). A 15x15 disc's five lengths
 /// cost 3 + 5 passes per row instead of 4-5 each.
-func _horizontalExtremes(_ input: ByteTile, _ needed: [Int: (lo: Int, hi: Int)], into tiles: [Int: ByteTile],
-                         scratch: TileScratch, _ e: _Extreme) {
+func _horizontalExtremes(
+    _ input: ByteTile, _ needed: [Int: (lo: Int, hi: Int)], into tiles: [Int: ByteTile],
+    scratch: TileScratch, _ e: _Extreme
+) {
     guard let longest = needed.keys.max() else { return }
     // Columns from the first one any length needs to the input's right edge.
     let x0 = needed.values.map(\.lo).min()!

@@ -35,8 +35,9 @@ struct _RectangleKernel: NeighborhoodKernel {
         let mid = scratch.byteTile(Rect(x: out.x, y: input.rect.y, width: out.width, height: rows), channels: input.channels)
         let tmp = scratch.buffer(of: UInt8.self, count: input.channels * (input.rect.width + width) + 64)
         for y in input.rect.y..<input.rect.maxY {
-            _Running.bytes(input.pointer(x: out.x + left, y: y), mid.row(y), count: out.width, length: width, pixelBytes: input.channels,
-                           scratch: tmp, extreme)
+            _Running.bytes(
+                input.pointer(x: out.x + left, y: y), mid.row(y), count: out.width, length: width, pixelBytes: input.channels,
+                scratch: tmp, extreme)
         }
         // Vertical pass: whole rows are the vector lanes.
         try _verticalBytes(mid, output, top: top, height: height, extreme, scratch)

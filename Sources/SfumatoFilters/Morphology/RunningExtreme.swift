@@ -1,6 +1,6 @@
 import SfumatoCore
 #if arch(x86_64)
-import SfumatoAVX512
+    import SfumatoAVX512
 #endif
 
 /// Whether a running window keeps the largest or the smallest value.
@@ -26,8 +26,10 @@ enum _Extreme: Sendable {
 enum _Running {
     /// out[i] = extreme of in[i ..< i + length] (elements `stride` apart), for i in 0..<count.
     /// `scratch` holds `count + length` elements. In and out may be the same row for `length` 1.
-    static func bytes(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, count: Int, length: Int,
-                      pixelBytes: Int, scratch: UnsafeMutablePointer<UInt8>, _ e: _Extreme) {
+    static func bytes(
+        _ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, count: Int, length: Int,
+        pixelBytes: Int, scratch: UnsafeMutablePointer<UInt8>, _ e: _Extreme
+    ) {
         // Work in bytes: an element is one pixel (`pixelBytes`) and the window moves a pixel at a time.
         let n = count * pixelBytes
         if length == 1 {
@@ -55,22 +57,28 @@ enum _Running {
     }
 
     @inline(__always)
-    static func combine(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>,
-                        _ n: Int, _ e: _Extreme) {
+    static func combine(
+        _ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>,
+        _ n: Int, _ e: _Extreme
+    ) {
         var i = 0
         let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b), ro = UnsafeMutableRawPointer(out)
         if e == .max {
             while i + 16 <= n {
-                ro.storeBytes(of: _umax(ra.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self),
-                                               rb.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)),
-                              toByteOffset: i, as: SIMD16<UInt8>.self)
+                ro.storeBytes(
+                    of: _umax(
+                        ra.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self),
+                        rb.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)),
+                    toByteOffset: i, as: SIMD16<UInt8>.self)
                 i += 16
             }
         } else {
             while i + 16 <= n {
-                ro.storeBytes(of: _umin(ra.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self),
-                                               rb.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)),
-                              toByteOffset: i, as: SIMD16<UInt8>.self)
+                ro.storeBytes(
+                    of: _umin(
+                        ra.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self),
+                        rb.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)),
+                    toByteOffset: i, as: SIMD16<UInt8>.self)
                 i += 16
             }
         }
@@ -83,12 +91,14 @@ enum _Running {
     /// out[i] = extreme of rows[0][i], rows[1][i], ... (at least one row): 32 bytes at a time
     /// through every row, so the partial results stay in registers instead of making a round
     /// trip through memory per row, and each row's pointer is loaded once for two vectors.
-    static func combineAll(_ rows: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
-                           _ e: _Extreme) {
+    static func combineAll(
+        _ rows: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
+        _ e: _Extreme
+    ) {
         #if arch(x86_64)
-        if CPUFeatures.wideVectors, let base = rows.baseAddress {
-            return _extremeRowsAVX512(UnsafeRawPointer(base), count: rows.count, max: e == .max, n: n, into: out)
-        }
+            if CPUFeatures.wideVectors, let base = rows.baseAddress {
+                return _extremeRowsAVX512(UnsafeRawPointer(base), count: rows.count, max: e == .max, n: n, into: out)
+            }
         #endif
         if e == .max { _combineAll(rows, out, n, e, _umax) } else { _combineAll(rows, out, n, e, _umin) }
     }
@@ -97,8 +107,10 @@ enum _Running {
     /// and the row pointers stay in registers (a 5x5 grey closing, callgrind: about 40 -> 25
     /// instructions per 32 bytes).
     @inline(__always)
-    private static func _combineAll(_ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
-                                    _ e: _Extreme, _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>) {
+    private static func _combineAll(
+        _ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
+        _ e: _Extreme, _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>
+    ) {
         switch r.count {
         case 2: _combineRows(r, 2, out, n, e, pick)
         case 3: _combineRows(r, 3, out, n, e, pick)
@@ -113,8 +125,10 @@ enum _Running {
     }
 
     @inline(__always)
-    private static func _combineRows(_ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ count: Int, _ out: UnsafeMutablePointer<UInt8>,
-                                     _ n: Int, _ e: _Extreme, _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>) {
+    private static func _combineRows(
+        _ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ count: Int, _ out: UnsafeMutablePointer<UInt8>,
+        _ n: Int, _ e: _Extreme, _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>
+    ) {
         let o = UnsafeMutableRawPointer(out)
         var i = 0
         while i + 32 <= n {
@@ -145,8 +159,10 @@ enum _Running {
 
     /// out[i] = extreme of rows y ... y + length - 1 of a window, for the `n` bytes of each row,
     /// directly: `row(k)` gives row k of the window.
-    static func direct(_ length: Int, _ row: (Int) -> UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
-                       _ e: _Extreme) {
+    static func direct(
+        _ length: Int, _ row: (Int) -> UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int,
+        _ e: _Extreme
+    ) {
         withUnsafeTemporaryAllocation(of: UnsafePointer<UInt8>.self, capacity: length) { rows in
             for k in 0..<length { rows[k] = row(k) }
             combineAll(UnsafeBufferPointer(rows), out, n, e)
@@ -156,20 +172,24 @@ enum _Running {
     /// Two consecutive windows of `rows.count - 1` rows at once: out0 = extreme of rows
     /// 0 ..< count - 1, out1 = extreme of rows 1 ..< count. The rows they share are combined once,
     /// so two output rows of a 5-row window cost 6 loads and 5 extremes instead of 10 and 8.
-    static func combinePair(_ rows: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out0: UnsafeMutablePointer<UInt8>,
-                            _ out1: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme) {
+    static func combinePair(
+        _ rows: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out0: UnsafeMutablePointer<UInt8>,
+        _ out1: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme
+    ) {
         #if arch(x86_64)
-        if CPUFeatures.wideVectors, rows.count >= 3, let base = rows.baseAddress {
-            return _extremePairAVX512(UnsafeRawPointer(base), count: rows.count, max: e == .max, n: n, into: out0, out1)
-        }
+            if CPUFeatures.wideVectors, rows.count >= 3, let base = rows.baseAddress {
+                return _extremePairAVX512(UnsafeRawPointer(base), count: rows.count, max: e == .max, n: n, into: out0, out1)
+            }
         #endif
         if e == .max { _combinePair(rows, out0, out1, n, e, _umax) } else { _combinePair(rows, out0, out1, n, e, _umin) }
     }
 
     @inline(__always)
-    private static func _combinePair(_ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out0: UnsafeMutablePointer<UInt8>,
-                                     _ out1: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme,
-                                     _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>) {
+    private static func _combinePair(
+        _ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ out0: UnsafeMutablePointer<UInt8>,
+        _ out1: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme,
+        _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>
+    ) {
         switch r.count {
         case 4: _pairRows(r, 4, out0, out1, n, e, pick)
         case 6: _pairRows(r, 6, out0, out1, n, e, pick)
@@ -180,9 +200,11 @@ enum _Running {
     }
 
     @inline(__always)
-    private static func _pairRows(_ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ count: Int, _ out0: UnsafeMutablePointer<UInt8>,
-                                  _ out1: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme,
-                                  _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>) {
+    private static func _pairRows(
+        _ r: UnsafeBufferPointer<UnsafePointer<UInt8>>, _ count: Int, _ out0: UnsafeMutablePointer<UInt8>,
+        _ out1: UnsafeMutablePointer<UInt8>, _ n: Int, _ e: _Extreme,
+        _ pick: (SIMD16<UInt8>, SIMD16<UInt8>) -> SIMD16<UInt8>
+    ) {
         let o0 = UnsafeMutableRawPointer(out0), o1 = UnsafeMutableRawPointer(out1)
         let first = UnsafeRawPointer(r[0]), last = UnsafeRawPointer(r[count - 1])
         var i = 0
@@ -212,8 +234,10 @@ enum _Running {
     }
 
     /// Float version: out[i] = extreme of in[i ..< i + length] (pixels).
-    static func floats(_ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                       length: Int, scratch: UnsafeMutablePointer<SIMD4<Float>>, _ e: _Extreme) {
+    static func floats(
+        _ src: UnsafePointer<SIMD4<Float>>, _ dst: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+        length: Int, scratch: UnsafeMutablePointer<SIMD4<Float>>, _ e: _Extreme
+    ) {
         if length == 1 {
             if UnsafePointer(dst) != src { dst.update(from: src, count: count) }
             return

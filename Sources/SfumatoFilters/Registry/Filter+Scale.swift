@@ -27,4 +27,3 @@ extension GaussianBlur: ScalableFilter {
 extension Median: ScalableFilter {
     public func scaled(by factor: Double) -> Median { Median(diameter: max(3, _scaledOdd(diameter, factor))) }
 }
-

@@ -22,8 +22,10 @@ public struct FilterDescriptor: Sendable {
     /// The name recipes are written with: the Core Image name when there is one.
     public var name: String { coreImageName ?? shortName }
 
-    public init(displayName: String, coreImageName: String?, shortName: String, category: String, summary: String,
-                parameters: [ParameterSpec], shortNameDefaults: [String: ParameterValue] = [:]) {
+    public init(
+        displayName: String, coreImageName: String?, shortName: String, category: String, summary: String,
+        parameters: [ParameterSpec], shortNameDefaults: [String: ParameterValue] = [:]
+    ) {
         self.shortNameDefaults = shortNameDefaults
         self.displayName = displayName
         self.coreImageName = coreImageName
@@ -132,13 +134,16 @@ extension Filter {
 
 extension FilterDescriptor {
     /// Validates user-given values (keys in any accepted spelling) into arguments.
-    public func arguments(values: [String: ParameterValue], images: [String: (Image, String)] = [:],
-                          requireImages: Bool = true) throws -> FilterArguments {
+    public func arguments(
+        values: [String: ParameterValue], images: [String: (Image, String)] = [:],
+        requireImages: Bool = true
+    ) throws -> FilterArguments {
         var a = FilterArguments()
         for (name, value) in values.sorted(by: { $0.key < $1.key }) {
             guard let spec = parameter(named: name) else {
-                throw SfumatoError.unknownName("\(self.name): no parameter \(name); parameters are "
-                    + parameters.map(\.shortKey).joined(separator: ", "))
+                throw SfumatoError.unknownName(
+                    "\(self.name): no parameter \(name); parameters are "
+                        + parameters.map(\.shortKey).joined(separator: ", "))
             }
             a.set(spec, try spec.validate(value, filter: self.name))
         }

@@ -9,14 +9,15 @@ import SfumatoCore
 /// ```
 public enum FilterRegistry {
     /// All filter types, in display order.
-    public static let all: [any Filter.Type] = [
-        // Colour (Core Image)
-        HueAdjust.self, ColorControls.self, ExposureAdjust.self, GammaAdjust.self, ToneCurve.self, ColorMatrix.self,
-        // Compositing
-        SourceOverCompositing.self,
-        // Blur and noise
-        GaussianBlur.self, MedianFilter.self,
-    ] + _galleryFilters
+    public static let all: [any Filter.Type] =
+        [
+            // Colour (Core Image)
+            HueAdjust.self, ColorControls.self, ExposureAdjust.self, GammaAdjust.self, ToneCurve.self, ColorMatrix.self,
+            // Compositing
+            SourceOverCompositing.self,
+            // Blur and noise
+            GaussianBlur.self, MedianFilter.self
+        ] + _galleryFilters
 
     /// The filter type `name` names: a Core Image name or a short name, any case.
     public static func filterType(named name: String) throws -> any Filter.Type {
@@ -43,8 +44,10 @@ public enum FilterRegistry {
     /// ```swift
     /// let blur = try FilterRegistry.make("gaussian-blur", values: ["radius": .number(8)])  // edges clamp
     /// ```
-    public static func make(_ name: String, values: [String: ParameterValue] = [:],
-                            images: [String: (Image, String)] = [:]) throws -> any Filter {
+    public static func make(
+        _ name: String, values: [String: ParameterValue] = [:],
+        images: [String: (Image, String)] = [:]
+    ) throws -> any Filter {
         let type = try filterType(named: name)
         let d = type.descriptor
         var v = values

@@ -90,16 +90,18 @@ public struct ParameterSpec: Sendable, Equatable {
         return String(rest.prefix(lower)).lowercased() + String(rest.dropFirst(lower))
     }
 
-    init(key: String, shortKey: String? = nil, kind: ParameterKind, defaultValue: ParameterValue?, minimum: Double? = nil,
-         maximum: Double? = nil, sliderRange: ClosedRange<Double>? = nil, count: Int? = nil, choices: [String] = [],
-         unit: ParameterUnit = .none, help: String) {
+    init(
+        key: String, shortKey: String? = nil, kind: ParameterKind, defaultValue: ParameterValue?, minimum: Double? = nil,
+        maximum: Double? = nil, sliderRange: ClosedRange<Double>? = nil, count: Int? = nil, choices: [String] = [],
+        unit: ParameterUnit = .none, help: String
+    ) {
         self.key = key
         self.shortKey = shortKey ?? ParameterSpec.shortKey(for: key)
         self.kind = kind
         self.defaultValue = defaultValue
         self.minimum = minimum
         self.maximum = maximum
-        self.sliderRange = sliderRange ?? ((minimum != nil && maximum != nil) ? minimum! ... maximum! : nil)
+        self.sliderRange = sliderRange ?? ((minimum != nil && maximum != nil) ? minimum!...maximum! : nil)
         self.count = count
         self.choices = choices
         self.unit = unit
@@ -107,29 +109,40 @@ public struct ParameterSpec: Sendable, Equatable {
     }
 
     /// A real-valued parameter allowed in `range` (a slider may cover a narrower `slider` range).
-    public static func number(_ key: String, short: String? = nil, default value: Double, range: ClosedRange<Double>,
-                              slider: ClosedRange<Double>? = nil, unit: ParameterUnit = .none, help: String) -> ParameterSpec {
-        ParameterSpec(key: key, shortKey: short, kind: .number, defaultValue: .number(value), minimum: range.lowerBound,
-                      maximum: range.upperBound, sliderRange: slider, unit: unit, help: help)
+    public static func number(
+        _ key: String, short: String? = nil, default value: Double, range: ClosedRange<Double>,
+        slider: ClosedRange<Double>? = nil, unit: ParameterUnit = .none, help: String
+    ) -> ParameterSpec {
+        ParameterSpec(
+            key: key, shortKey: short, kind: .number, defaultValue: .number(value), minimum: range.lowerBound,
+            maximum: range.upperBound, sliderRange: slider, unit: unit, help: help)
     }
 
     /// A whole-number parameter allowed in `range`.
-    public static func integer(_ key: String, short: String? = nil, default value: Int, range: ClosedRange<Int>,
-                               unit: ParameterUnit = .none, help: String) -> ParameterSpec {
-        ParameterSpec(key: key, shortKey: short, kind: .integer, defaultValue: .number(Double(value)),
-                      minimum: Double(range.lowerBound), maximum: Double(range.upperBound), unit: unit, help: help)
+    public static func integer(
+        _ key: String, short: String? = nil, default value: Int, range: ClosedRange<Int>,
+        unit: ParameterUnit = .none, help: String
+    ) -> ParameterSpec {
+        ParameterSpec(
+            key: key, shortKey: short, kind: .integer, defaultValue: .number(Double(value)),
+            minimum: Double(range.lowerBound), maximum: Double(range.upperBound), unit: unit, help: help)
     }
 
     /// A vector of `count` numbers (nil `count`: any length), each element in `range` when given.
-    public static func vector(_ key: String, short: String? = nil, default value: [Double], count: Int?,
-                              range: ClosedRange<Double>? = nil, help: String) -> ParameterSpec {
-        ParameterSpec(key: key, shortKey: short, kind: .vector, defaultValue: .vector(value), minimum: range?.lowerBound,
-                      maximum: range?.upperBound, count: count, help: help)
+    public static func vector(
+        _ key: String, short: String? = nil, default value: [Double], count: Int?,
+        range: ClosedRange<Double>? = nil, help: String
+    ) -> ParameterSpec {
+        ParameterSpec(
+            key: key, shortKey: short, kind: .vector, defaultValue: .vector(value), minimum: range?.lowerBound,
+            maximum: range?.upperBound, count: count, help: help)
     }
 
     /// One of several named choices.
-    public static func choice(_ key: String, short: String? = nil, default value: String, _ choices: [String],
-                              help: String) -> ParameterSpec {
+    public static func choice(
+        _ key: String, short: String? = nil, default value: String, _ choices: [String],
+        help: String
+    ) -> ParameterSpec {
         ParameterSpec(key: key, shortKey: short, kind: .choice, defaultValue: .text(value), choices: choices, help: help)
     }
 

@@ -85,8 +85,10 @@ public struct BrushSettings: Sendable, Codable, Equatable {
     /// Whether the device reports no pressure (forced; a mouse counts anyway).
     public var noPressure: Bool?
 
-    public init(kind: BrushKind, color: String = "#000000", pressureCurve: [[Double]] = [[0, 0], [1, 1]],
-                width: [Double]? = nil, noPressure: Bool? = nil) {
+    public init(
+        kind: BrushKind, color: String = "#000000", pressureCurve: [[Double]] = [[0, 0], [1, 1]],
+        width: [Double]? = nil, noPressure: Bool? = nil
+    ) {
         self.kind = kind
         self.color = color
         self.pressureCurve = pressureCurve
@@ -128,13 +130,14 @@ public func hsbColor(hue: Double, saturation: Double = 1, brightness: Double = 1
     let sector = h * 6
     let i = Int(sector) % 6, f = sector - Double(Int(sector))
     let v = brightness, p = v * (1 - saturation), q = v * (1 - saturation * f), t = v * (1 - saturation * (1 - f))
-    let (r, g, b): (Double, Double, Double) = switch i {
-    case 0: (v, t, p)
-    case 1: (q, v, p)
-    case 2: (p, v, t)
-    case 3: (p, q, v)
-    case 4: (t, p, v)
-    default: (v, p, q)
-    }
+    let (r, g, b): (Double, Double, Double) =
+        switch i {
+        case 0: (v, t, p)
+        case 1: (q, v, p)
+        case 2: (p, v, t)
+        case 3: (p, q, v)
+        case 4: (t, p, v)
+        default: (v, p, q)
+        }
     return SIMD3(Float(r), Float(g), Float(b))
 }

@@ -16,8 +16,11 @@ public struct Pencil: Brush {
 
     public static let descriptor = BrushDescriptor(
         name: "pencil", summary: "Shading with Pencil: a line when upright, grainy shading when tilted",
-        parameters: [.number("tiltThreshold", default: .pi / 6, range: 0...(Double.pi / 2), unit: .radians,
-                             help: "below this altitude the pencil shades")])
+        parameters: [
+            .number(
+                "tiltThreshold", default: .pi / 6, range: 0...(Double.pi / 2), unit: .radians,
+                help: "below this altitude the pencil shades")
+        ])
 
     public let color: SIMD3<Float>
     public init(color: SIMD3<Float>) { self.color = color }

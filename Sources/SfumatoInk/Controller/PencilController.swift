@@ -21,8 +21,10 @@ public struct PencilControllerParameters: Sendable, Codable, Equatable {
     public var exposure: Double = 0
     public var gamma: Double = 1
 
-    public init(hue: Double = 0, saturation: Double = 1, brightness: Double = 0, contrast: Double = 1,
-                exposure: Double = 0, gamma: Double = 1) {
+    public init(
+        hue: Double = 0, saturation: Double = 1, brightness: Double = 0, contrast: Double = 1,
+        exposure: Double = 0, gamma: Double = 1
+    ) {
         self.hue = hue
         self.saturation = saturation
         self.brightness = brightness
@@ -36,8 +38,10 @@ public struct PencilControllerParameters: Sendable, Codable, Equatable {
 
     /// The chain's filters, in the app's order.
     public var filters: [any Filter] {
-        [HueAdjust(angle: hue), ColorControls(saturation: saturation, brightness: brightness, contrast: contrast),
-         ExposureAdjust(ev: exposure), GammaAdjust(power: gamma)]
+        [
+            HueAdjust(angle: hue), ColorControls(saturation: saturation, brightness: brightness, contrast: contrast),
+            ExposureAdjust(ev: exposure), GammaAdjust(power: gamma)
+        ]
     }
 
     /// The chain applied to an image (to be rendered in the `.none` working space).

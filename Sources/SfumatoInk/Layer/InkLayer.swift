@@ -57,7 +57,7 @@ public final class InkLayer: @unchecked Sendable {
         defer { rows.deallocate() }
         stroke.forEachTile(in: area) { r, _, _ in
             for y in r.y..<r.maxY { _readRow(b, y, r.x, r.width, rows + (y - r.y) * s) }
-            stroke.composite(onto: { rows + ($0 - r.y) * s }, area: r)   // one tile: one lookup
+            stroke.composite(onto: { rows + ($0 - r.y) * s }, area: r)  // one tile: one lookup
             for y in r.y..<r.maxY { _writeRow(b, y, r.x, r.width, rows + (y - r.y) * s) }
         }
         return area
@@ -116,8 +116,10 @@ public final class InkLayer: @unchecked Sendable {
     /// a frame to its own few hundred thousand pixels. Example: `layer.fadeStep(inkIn: bounds)`,
     /// then grow `bounds` by 3 (the blur's reach at sigma 1) for the next frame.
     @discardableResult
-    public func fadeStep(_ mode: FadeMode = .transparent, brightness: Float = 0.05, sigma: Double = 1,
-                         inkIn region: Rect? = nil) -> Float {
+    public func fadeStep(
+        _ mode: FadeMode = .transparent, brightness: Float = 0.05, sigma: Double = 1,
+        inkIn region: Rect? = nil
+    ) -> Float {
         let w = width, h = height
         let radius = Int((3 * sigma).rounded(.up))
         var weights = (0...radius).map { Float(exp(-Double($0 * $0) / (2 * sigma * sigma))) }

@@ -15,19 +15,21 @@ extension PenSample: Codable {
         var altitude = try c.decodeIfPresent(Double.self, forKey: .altitude)
         var azimuth = try c.decodeIfPresent(Double.self, forKey: .azimuth)
         if altitude == nil && azimuth == nil,
-           let tx = try c.decodeIfPresent(Double.self, forKey: .tiltX), let ty = try c.decodeIfPresent(Double.self, forKey: .tiltY) {
+            let tx = try c.decodeIfPresent(Double.self, forKey: .tiltX), let ty = try c.decodeIfPresent(Double.self, forKey: .tiltY)
+        {
             (altitude, azimuth) = PenSample.angles(tiltX: tx, tiltY: ty)
         }
-        self.init(x: x, y: y,
-                  pressure: try c.decodeIfPresent(Double.self, forKey: .pressure) ?? 0.5,
-                  altitude: altitude ?? .pi / 2, azimuth: azimuth ?? 0,
-                  twist: try c.decodeIfPresent(Double.self, forKey: .twist) ?? 0,
-                  tangentialPressure: try c.decodeIfPresent(Double.self, forKey: .tangentialPressure) ?? 0,
-                  pointerKind: try c.decodeIfPresent(PointerKind.self, forKey: .pointerType) ?? .pen,
-                  buttons: try c.decodeIfPresent(Int.self, forKey: .buttons) ?? 1,
-                  timestamp: try c.decodeIfPresent(Double.self, forKey: .t) ?? 0,
-                  coalesced: try c.decodeIfPresent(Bool.self, forKey: .coalesced) ?? false,
-                  predicted: try c.decodeIfPresent(Bool.self, forKey: .predicted) ?? false)
+        self.init(
+            x: x, y: y,
+            pressure: try c.decodeIfPresent(Double.self, forKey: .pressure) ?? 0.5,
+            altitude: altitude ?? .pi / 2, azimuth: azimuth ?? 0,
+            twist: try c.decodeIfPresent(Double.self, forKey: .twist) ?? 0,
+            tangentialPressure: try c.decodeIfPresent(Double.self, forKey: .tangentialPressure) ?? 0,
+            pointerKind: try c.decodeIfPresent(PointerKind.self, forKey: .pointerType) ?? .pen,
+            buttons: try c.decodeIfPresent(Int.self, forKey: .buttons) ?? 1,
+            timestamp: try c.decodeIfPresent(Double.self, forKey: .t) ?? 0,
+            coalesced: try c.decodeIfPresent(Bool.self, forKey: .coalesced) ?? false,
+            predicted: try c.decodeIfPresent(Bool.self, forKey: .predicted) ?? false)
         guard x.isFinite, y.isFinite else {
             throw DecodingError.dataCorruptedError(forKey: .x, in: c, debugDescription: "pen sample position must be finite")
         }

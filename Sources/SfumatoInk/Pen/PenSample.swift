@@ -39,9 +39,11 @@ public struct PenSample: Sendable, Equatable {
     /// Whether this is a predicted sample (drawn provisionally, never stored).
     public var predicted: Bool
 
-    public init(x: Double, y: Double, pressure: Double = 0.5, altitude: Double = .pi / 2, azimuth: Double = 0,
-                twist: Double = 0, tangentialPressure: Double = 0, pointerKind: PointerKind = .pen, buttons: Int = 1,
-                timestamp: Double = 0, coalesced: Bool = false, predicted: Bool = false) {
+    public init(
+        x: Double, y: Double, pressure: Double = 0.5, altitude: Double = .pi / 2, azimuth: Double = 0,
+        twist: Double = 0, tangentialPressure: Double = 0, pointerKind: PointerKind = .pen, buttons: Int = 1,
+        timestamp: Double = 0, coalesced: Bool = false, predicted: Bool = false
+    ) {
         self.x = x
         self.y = y
         self.pressure = pressure

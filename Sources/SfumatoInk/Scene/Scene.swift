@@ -28,9 +28,11 @@ public struct Scene: Sendable, Codable, Equatable {
 
         /// The stroke as the ink engine stores it.
         public var stroke: Stroke {
-            Stroke(brush: BrushSettings(kind: brush, color: color ?? "#000000", pressureCurve: pressureCurve ?? [[0, 0], [1, 1]],
-                                        width: width, noPressure: noPressure),
-                   samples: samples, fades: fades ?? false)
+            Stroke(
+                brush: BrushSettings(
+                    kind: brush, color: color ?? "#000000", pressureCurve: pressureCurve ?? [[0, 0], [1, 1]],
+                    width: width, noPressure: noPressure),
+                samples: samples, fades: fades ?? false)
         }
     }
 
@@ -61,8 +63,9 @@ public struct Scene: Sendable, Codable, Equatable {
 
     /// Renders the strokes into an ink layer of the canvas size (`scale` layer pixels per canvas pixel).
     public func layer(scale: Double = 1, format: PixelFormat = .rgbaFloat32) throws -> InkLayer {
-        let layer = try InkLayer(width: max(1, Int((Double(canvas.width) * scale).rounded())),
-                                 height: max(1, Int((Double(canvas.height) * scale).rounded())), scale: scale, format: format)
+        let layer = try InkLayer(
+            width: max(1, Int((Double(canvas.width) * scale).rounded())),
+            height: max(1, Int((Double(canvas.height) * scale).rounded())), scale: scale, format: format)
         for s in strokes { layer.draw(s.stroke) }
         return layer
     }

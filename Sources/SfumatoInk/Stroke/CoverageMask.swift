@@ -102,7 +102,7 @@ final class _CoverageMask {
         let ceiling = max(p.oa, p.ob)
         // Beyond this distance from the axis no pixel centre gets coverage (hairlines reach 1 px).
         let reach = max(p.ar, p.br, 0.5) + 1
-        let lanes = SIMD4<Float>(0.5, 1.5, 2.5, 3.5)   // pixel centres of four columns (a local: no lazy-global check per use)
+        let lanes = SIMD4<Float>(0.5, 1.5, 2.5, 3.5)  // pixel centres of four columns (a local: no lazy-global check per use)
         let textured = p.textured
         // Each row's columns within reach of the piece (its capsule crosses a row in one
         // interval; a diagonal piece's box is mostly empty), computed once for all tiles.

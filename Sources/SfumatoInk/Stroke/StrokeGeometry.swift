@@ -12,8 +12,10 @@ struct _Piece {
     /// Pixels the piece may touch (with a pixel of anti-aliasing margin).
     var bounds: (x0: Int, y0: Int, x1: Int, y1: Int) {
         let r = max(ar, br) + 1.5
-        return (Int((min(ax, bx) - r).rounded(.down)), Int((min(ay, by) - r).rounded(.down)),
-                Int((max(ax, bx) + r).rounded(.up)), Int((max(ay, by) + r).rounded(.up)))
+        return (
+            Int((min(ax, bx) - r).rounded(.down)), Int((min(ay, by) - r).rounded(.down)),
+            Int((max(ax, bx) + r).rounded(.up)), Int((max(ay, by) + r).rounded(.up))
+        )
     }
 }
 
@@ -46,7 +48,7 @@ enum _StrokeGeometry {
             let b2 = a2 * ((t3 - t) / (t3 - t1)) + a3 * ((t - t1) / (t3 - t1))
             return b1 * ((t2 - t) / (t2 - t1)) + b2 * ((t - t1) / (t2 - t1))
         }
-        let count = Int(min(64, max(1, (chord * scale / 3).rounded(.up))))   // in Double: no overflow
+        let count = Int(min(64, max(1, (chord * scale / 3).rounded(.up))))  // in Double: no overflow
         var points: [(SIMD2<Double>, Double)] = [(b, 0)]
         for k in 1...count {
             let u = Double(k) / Double(count)
@@ -72,13 +74,16 @@ enum _StrokeGeometry {
     }
 
     /// A piece between positions at fractions ua and ub of the way from ink point p1 to p2.
-    static func piece(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ p1: InkPoint, _ p2: InkPoint, _ ua: Double, _ ub: Double,
-                      _ scale: Double) -> _Piece {
+    static func piece(
+        _ a: SIMD2<Double>, _ b: SIMD2<Double>, _ p1: InkPoint, _ p2: InkPoint, _ ua: Double, _ ub: Double,
+        _ scale: Double
+    ) -> _Piece {
         func lerp(_ x: Double, _ y: Double, _ u: Double) -> Double { x + (y - x) * u }
         func lerpc(_ u: Double) -> SIMD3<Float> { p1.color + (p2.color - p1.color) * Float(u) }
-        return _Piece(ax: Float(a.x * scale), ay: Float(a.y * scale), ar: Float(lerp(p1.radius, p2.radius, ua) * scale),
-                      bx: Float(b.x * scale), by: Float(b.y * scale), br: Float(lerp(p1.radius, p2.radius, ub) * scale),
-                      oa: Float(lerp(p1.opacity, p2.opacity, ua)), ob: Float(lerp(p1.opacity, p2.opacity, ub)),
-                      ca: lerpc(ua), cb: lerpc(ub), textured: p1.textured || p2.textured)
+        return _Piece(
+            ax: Float(a.x * scale), ay: Float(a.y * scale), ar: Float(lerp(p1.radius, p2.radius, ua) * scale),
+            bx: Float(b.x * scale), by: Float(b.y * scale), br: Float(lerp(p1.radius, p2.radius, ub) * scale),
+            oa: Float(lerp(p1.opacity, p2.opacity, ua)), ob: Float(lerp(p1.opacity, p2.opacity, ub)),
+            ca: lerpc(ua), cb: lerpc(ub), textured: p1.textured || p2.textured)
     }
 }

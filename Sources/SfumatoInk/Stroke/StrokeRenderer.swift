@@ -77,8 +77,10 @@ public final class StrokeRenderer: @unchecked Sendable {
         var area = Rect.zero
         for piece in run.pending { area = area.union(provisional.draw(piece, clip: clip)) }
         if points.count == 1 {
-            area = provisional.draw(_StrokeGeometry.piece(SIMD2(points[0].x, points[0].y), SIMD2(points[0].x, points[0].y),
-                                                          points[0], points[0], 0, 1, scale), clip: clip)
+            area = provisional.draw(
+                _StrokeGeometry.piece(
+                    SIMD2(points[0].x, points[0].y), SIMD2(points[0].x, points[0].y),
+                    points[0], points[0], 0, 1, scale), clip: clip)
         } else if points.count >= 2 {
             for piece in _StrokeGeometry.span(points, points.count - 2, scale: scale) {
                 area = area.union(provisional.draw(piece, clip: clip))
@@ -156,46 +158,46 @@ public final class StrokeRenderer: @unchecked Sendable {
         @inline(__always) func tileIndex(_ v: Int) -> Int { v >= 0 ? v / s : (v - s + 1) / s }
         var band: [(tx: Int, c: UnsafePointer<Float>?, p: UnsafePointer<Float>?)] = []
         committed.palette.withUnsafeBufferPointer { committedPalette in
-        provisional.palette.withUnsafeBufferPointer { provisionalPalette in
-        for ty in tileIndex(a.y)...tileIndex(a.maxY - 1) {
-            band.removeAll(keepingCapacity: true)
-            for tx in tileIndex(a.x)...tileIndex(a.maxX - 1) {
-                let c = committed.existingTile(tx, ty)
-                let p = hasProvisional ? provisional.existingTile(tx, ty) : nil
-                if c != nil || p != nil { band.append((tx, c.map { UnsafePointer($0) }, p.map { UnsafePointer($0) })) }
-            }
-            if band.isEmpty { continue }
-            for y in max(a.y, ty * s)..<min(a.maxY, ty * s + s) {
-                let ry = y - ty * s
-                let line = row(y)
-                for (tx, c, p) in band {
-                    // Only the columns either mask may have inked on this row.
-                    var (lo, hi) = c.map { _TilePool.extent($0, row: ry) } ?? (s, 0)
-                    if let p {
-                        let (plo, phi) = _TilePool.extent(p, row: ry)
-                        lo = min(lo, plo); hi = max(hi, phi)
+            provisional.palette.withUnsafeBufferPointer { provisionalPalette in
+                for ty in tileIndex(a.y)...tileIndex(a.maxY - 1) {
+                    band.removeAll(keepingCapacity: true)
+                    for tx in tileIndex(a.x)...tileIndex(a.maxX - 1) {
+                        let c = committed.existingTile(tx, ty)
+                        let p = hasProvisional ? provisional.existingTile(tx, ty) : nil
+                        if c != nil || p != nil { band.append((tx, c.map { UnsafePointer($0) }, p.map { UnsafePointer($0) })) }
                     }
-                    lo = max(lo, a.x - tx * s); hi = min(hi, a.maxX - tx * s)
-                    if lo >= hi { continue }
-                    let out = line + (tx * s + lo - area.x)
-                    let base = ry * s + lo
-                    for i in 0..<(hi - lo) {
-                        // The stronger of the two masks, and that mask's colour there.
-                        var cover = c?[base + i] ?? 0
-                        var key = c?[s * s + base + i] ?? 0
-                        var palette = committedPalette
-                        if let p, p[base + i] > cover { cover = p[base + i]; key = p[s * s + base + i]; palette = provisionalPalette }
-                        if cover <= 0 { continue }
-                        if over {
-                            out[i] = _CoverageMask.color(cover, key: key, palette: palette.baseAddress!) + out[i] * (1 - cover)
-                        } else {
-                            out[i] = out[i] * (1 - cover)
+                    if band.isEmpty { continue }
+                    for y in max(a.y, ty * s)..<min(a.maxY, ty * s + s) {
+                        let ry = y - ty * s
+                        let line = row(y)
+                        for (tx, c, p) in band {
+                            // Only the columns either mask may have inked on this row.
+                            var (lo, hi) = c.map { _TilePool.extent($0, row: ry) } ?? (s, 0)
+                            if let p {
+                                let (plo, phi) = _TilePool.extent(p, row: ry)
+                                lo = min(lo, plo); hi = max(hi, phi)
+                            }
+                            lo = max(lo, a.x - tx * s); hi = min(hi, a.maxX - tx * s)
+                            if lo >= hi { continue }
+                            let out = line + (tx * s + lo - area.x)
+                            let base = ry * s + lo
+                            for i in 0..<(hi - lo) {
+                                // The stronger of the two masks, and that mask's colour there.
+                                var cover = c?[base + i] ?? 0
+                                var key = c?[s * s + base + i] ?? 0
+                                var palette = committedPalette
+                                if let p, p[base + i] > cover { cover = p[base + i]; key = p[s * s + base + i]; palette = provisionalPalette }
+                                if cover <= 0 { continue }
+                                if over {
+                                    out[i] = _CoverageMask.color(cover, key: key, palette: palette.baseAddress!) + out[i] * (1 - cover)
+                                } else {
+                                    out[i] = out[i] * (1 - cover)
+                                }
+                            }
                         }
                     }
                 }
             }
-        }
-        }
         }
     }
 }

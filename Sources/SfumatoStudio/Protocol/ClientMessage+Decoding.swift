@@ -51,9 +51,11 @@ extension ClientMessage {
             message = .drawn(sequence: try o.integer("seq", in: Limits.sequence))
         case .stats:
             let ms: ClosedRange<Double> = 0...1e9
-            message = .stats(LatencyFigures(count: try o.integer("count", in: 0...Limits.counter) ?? 0,
-                                            p50: try o.number("p50", in: ms) ?? 0, p95: try o.number("p95", in: ms) ?? 0,
-                                            p99: try o.number("p99", in: ms) ?? 0))
+            message = .stats(
+                LatencyFigures(
+                    count: try o.integer("count", in: 0...Limits.counter) ?? 0,
+                    p50: try o.number("p50", in: ms) ?? 0, p95: try o.number("p95", in: ms) ?? 0,
+                    p99: try o.number("p99", in: ms) ?? 0))
         }
         try o.checkNoOthers()
         return message
@@ -85,8 +87,9 @@ extension ClientMessage {
             }
             return out
         }
-        return PenBatch(phase: phase, stroke: stroke, batch: batch, samples: try samples(list, "samples"),
-                        predicted: try samples(predicted, "predicted"))
+        return PenBatch(
+            phase: phase, stroke: stroke, batch: batch, samples: try samples(list, "samples"),
+            predicted: try samples(predicted, "predicted"))
     }
 
     /// A sample: `x` and `y` required; angles as altitude/azimuth or tiltX/tiltY; the rest
@@ -100,15 +103,17 @@ extension ClientMessage {
         if altitude == nil && azimuth == nil, let tiltX, let tiltY {
             (altitude, azimuth) = PenSample.angles(tiltX: tiltX, tiltY: tiltY)
         }
-        return PenSample(x: x, y: y, pressure: try f.number("pressure", in: 0...1) ?? 0.5,
-                         altitude: altitude ?? .pi / 2, azimuth: azimuth ?? 0,
-                         twist: try f.number("twist", in: 0...360) ?? 0,
-                         tangentialPressure: try f.number("tangentialPressure", in: -1...1) ?? 0,
-                         pointerKind: try f.choice("pointerType", PointerKind.self) ?? .pen,
-                         buttons: try f.integer("buttons", in: 0...65535) ?? 1,
-                         timestamp: try f.number("t", in: Limits.timestamp) ?? 0,
-                         coalesced: try f.bool("coalesced") ?? false,
-                         predicted: try f.bool("predicted") ?? false).sanitized
+        return PenSample(
+            x: x, y: y, pressure: try f.number("pressure", in: 0...1) ?? 0.5,
+            altitude: altitude ?? .pi / 2, azimuth: azimuth ?? 0,
+            twist: try f.number("twist", in: 0...360) ?? 0,
+            tangentialPressure: try f.number("tangentialPressure", in: -1...1) ?? 0,
+            pointerKind: try f.choice("pointerType", PointerKind.self) ?? .pen,
+            buttons: try f.integer("buttons", in: 0...65535) ?? 1,
+            timestamp: try f.number("t", in: Limits.timestamp) ?? 0,
+            coalesced: try f.bool("coalesced") ?? false,
+            predicted: try f.bool("predicted") ?? false
+        ).sanitized
     }
 
     private static func brush(_ o: inout _JSONFields) throws(ProtocolError) -> BrushChange {
@@ -123,7 +128,8 @@ extension ClientMessage {
             guard curve.count >= 2 else { throw ProtocolError("brush.pressureCurve needs at least two points") }
             change.pressureCurve = try curve.enumerated().map { (i, p) throws(ProtocolError) -> [Double] in
                 guard let pair = p as? [Any], pair.count == 2, let x = _jsonNumber(pair[0]), let y = _jsonNumber(pair[1]),
-                      x.isFinite, y.isFinite, (0...1).contains(x), (0...1).contains(y) else {
+                    x.isFinite, y.isFinite, (0...1).contains(x), (0...1).contains(y)
+                else {
                     throw ProtocolError("brush.pressureCurve[\(i)] must be [x, y] with both in 0...1")
                 }
                 return [x, y]

@@ -80,9 +80,11 @@ struct FrameHeader {
 
     /// The whole binary message.
     func message(_ image: [UInt8]) -> [UInt8] {
-        var o: [String: Any] = ["seq": sequence, "batch": batch, "kind": kind.rawValue, "x": region.x, "y": region.y,
-                                "w": region.w, "h": region.h, "previewWidth": preview.width, "previewHeight": preview.height,
-                                "format": format.rawValue]
+        var o: [String: Any] = [
+            "seq": sequence, "batch": batch, "kind": kind.rawValue, "x": region.x, "y": region.y,
+            "w": region.w, "h": region.h, "previewWidth": preview.width, "previewHeight": preview.height,
+            "format": format.rawValue
+        ]
         if draft { o["draft"] = true }
         if let label { o["label"] = label }
         if let cameraFrame { o["frame"] = cameraFrame }

@@ -30,8 +30,10 @@ public struct AccessPolicy: Sendable {
     /// The names every studio answers to on this machine.
     public static let loopbackNames: Set<String> = ["127.0.0.1", "localhost", "::1"]
 
-    public init(token: String, port: Int, secure: Bool, names: Set<String> = AccessPolicy.loopbackNames,
-                isLocalAddress: @escaping @Sendable (String) -> Bool = { _ in false }) {
+    public init(
+        token: String, port: Int, secure: Bool, names: Set<String> = AccessPolicy.loopbackNames,
+        isLocalAddress: @escaping @Sendable (String) -> Bool = { _ in false }
+    ) {
         self.token = token
         self.port = port
         self.secure = secure

@@ -31,8 +31,10 @@ public struct HTTPRequest: Sendable {
     /// Set when the client has gone away: long work for this request should stop.
     public let cancellation: CancellationToken
 
-    public init(method: HTTPMethod, path: String, query: [String: String] = [:], body: [UInt8] = [], peer: String = "",
-                cancellation: CancellationToken = CancellationToken()) {
+    public init(
+        method: HTTPMethod, path: String, query: [String: String] = [:], body: [UInt8] = [], peer: String = "",
+        cancellation: CancellationToken = CancellationToken()
+    ) {
         self.method = method
         self.path = path
         self.query = query

@@ -4,8 +4,10 @@ import SfumatoCore
 
 /// The libwebsockets callback (kept out of main.swift: top-level closures there are main-actor
 /// isolated, and lws calls this from its own thread).
-func _sfumatoLwsCallback(_ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
-                         _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+func _sfumatoLwsCallback(
+    _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
+    _ input: UnsafeMutableRawPointer?, _ length: Int
+) -> Int32 {
     guard let context = lws_get_context(wsi), let raw = lws_context_user(context) else {
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     }
@@ -117,7 +119,8 @@ extension WebServer {
         let index = Int(lws_http_get_uri_and_method(wsi, &uriPointer, &uriLength))
         let methods: [HTTPMethod] = [.get, .post, .options, .put, .patch, .delete, .connect, .head]
         c.method = index >= 0 && index < methods.count ? methods[index] : .get
-        let hasBody = (Int(header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) ?? "") ?? 0) > 0
+        let hasBody =
+            (Int(header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) ?? "") ?? 0) > 0
             || header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil
         func refuse(_ r: HTTPResponse) -> Int32 {
             c.dispatched = true
@@ -141,7 +144,7 @@ extension WebServer {
             if declared > limits.maximumBodyBytes {
                 return refuse(.error(413, "request body of \(declared) bytes is over the limit of \(limits.maximumBodyBytes)"))
             }
-            if hasBody { return 0 }   // wait for HTTP_BODY / HTTP_BODY_COMPLETION
+            if hasBody { return 0 }  // wait for HTTP_BODY / HTTP_BODY_COMPLETION
         }
         dispatch(c)
         return 0
@@ -203,8 +206,9 @@ extension WebServer {
     func dispatch(_ c: Connection) {
         if c.dispatched { return }
         c.dispatched = true
-        let request = HTTPRequest(method: c.method, path: c.path, query: c.query, body: c.body, peer: c.peer,
-                                  cancellation: c.cancellation)
+        let request = HTTPRequest(
+            method: c.method, path: c.path, query: c.query, body: c.body, peer: c.peer,
+            cancellation: c.cancellation)
         c.body = []
         delegate.handle(request) { [weak self] response in
             self?.respond(c, response)

@@ -93,8 +93,10 @@ public final class WebServer: MessageTransport, @unchecked Sendable {
     /// Starts listening on `listen`:`port` (0 picks a free port), with TLS when `tls` is set.
     /// `names`: host names besides the loopback ones that requests may use (the machine's names
     /// with `--lan`).
-    public init(listen: Listen, port: Int, tls: TLSFiles? = nil, token: String, names: Set<String> = [],
-                limits: ServerLimits = ServerLimits(), delegate: any ServerDelegate) throws {
+    public init(
+        listen: Listen, port: Int, tls: TLSFiles? = nil, token: String, names: Set<String> = [],
+        limits: ServerLimits = ServerLimits(), delegate: any ServerDelegate
+    ) throws {
         self.delegate = delegate
         self.tls = tls != nil
         self.limits = limits
@@ -127,8 +129,9 @@ public final class WebServer: MessageTransport, @unchecked Sendable {
         var allowed = AccessPolicy.loopbackNames.union(names)
         if case .address(let a) = listen { allowed.insert(a.lowercased()) }
         let everyAddress = listen == .allInterfaces
-        access = AccessPolicy(token: token, port: self.port, secure: tls != nil, names: allowed,
-                              isLocalAddress: { everyAddress && _localAddresses(includingLoopback: true).contains($0) })
+        access = AccessPolicy(
+            token: token, port: self.port, secure: tls != nil, names: allowed,
+            isLocalAddress: { everyAddress && _localAddresses(includingLoopback: true).contains($0) })
         running = true
         let t = Thread { [unowned self] in self.serviceLoop() }
         t.name = "sfumato-lws"
@@ -354,8 +357,10 @@ public final class WebServer: MessageTransport, @unchecked Sendable {
 
     /// The access checks for the request on `wsi`.
     func decide(_ wsi: OpaquePointer?, path: String, query: [String: String]) -> AccessPolicy.Decision {
-        access.decide(.init(path: path, host: header(wsi, WSI_TOKEN_HOST), origin: header(wsi, WSI_TOKEN_ORIGIN),
-                            queryToken: query["token"], cookieHeader: header(wsi, WSI_TOKEN_HTTP_COOKIE)))
+        access.decide(
+            .init(
+                path: path, host: header(wsi, WSI_TOKEN_HOST), origin: header(wsi, WSI_TOKEN_ORIGIN),
+                queryToken: query["token"], cookieHeader: header(wsi, WSI_TOKEN_HTTP_COOKIE)))
     }
 
     /// Sets a connection's response and asks for a writable callback.
@@ -383,7 +388,7 @@ func _localAddresses(includingLoopback: Bool) -> [String] {
         var host = [CChar](repeating: 0, count: 128)
         guard getnameinfo(sa, length, &host, 128, nil, 0, NI_NUMERICHOST) == 0 else { continue }
         var s = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if let scope = s.firstIndex(of: "%") { s = String(s[..<scope]) }   // fe80::1%eth0
+        if let scope = s.firstIndex(of: "%") { s = String(s[..<scope]) }  // fe80::1%eth0
         if !includingLoopback && (s == "127.0.0.1" || s == "::1") { continue }
         if !result.contains(s) { result.append(s) }
     }

@@ -26,14 +26,16 @@ extension Studio {
         return [
             "name": doc.name, "path": doc.path, "width": doc.width, "height": doc.height,
             "previewWidth": preview.width, "previewHeight": preview.height, "mode": mode.rawValue,
-            "adjust": ["hue": st.adjust.hue, "saturation": st.adjust.saturation, "brightness": st.adjust.brightness,
-                       "contrast": st.adjust.contrast, "exposure": st.adjust.exposure, "gamma": st.adjust.gamma],
+            "adjust": [
+                "hue": st.adjust.hue, "saturation": st.adjust.saturation, "brightness": st.adjust.brightness,
+                "contrast": st.adjust.contrast, "exposure": st.adjust.exposure, "gamma": st.adjust.gamma
+            ],
             "curve": ["levels": st.curve, "samples": ToneCurve(levels: st.curve).spline.samples(count: 256)],
             "preset": ["index": st.preset, "name": GalleryPreset.all[st.preset].name, "names": GalleryPreset.all.map(\.name)],
             "brush": ["brush": brush.kind.rawValue, "color": brush.color, "keepStrokes": keepStrokes, "pressureCurve": brush.pressureCurve],
             "edits": edits, "strokeCount": st.visibleStrokes.count, "strokesDrawn": st.strokes.count,
             "historyLength": doc.historyLength, "historyPosition": doc.historyPosition,
-            "canUndo": doc.canUndo, "canRedo": doc.canRedo,
+            "canUndo": doc.canUndo, "canRedo": doc.canRedo
         ]
     }
 }

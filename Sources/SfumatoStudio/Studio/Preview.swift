@@ -214,8 +214,9 @@ final class _Preview: @unchecked Sendable {
         var output: UnsafeMutablePointer<UInt8>?
         var size: UInt = 0
         let start = frame.row(r.y).assumingMemoryBound(to: UInt8.self) + 4 * r.x
-        let status = tjCompress2(handle, start, Int32(r.width), Int32(frame.rowBytes), Int32(r.height), Int32(TJPF_RGBA.rawValue),
-                                 &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_FASTDCT)
+        let status = tjCompress2(
+            handle, start, Int32(r.width), Int32(frame.rowBytes), Int32(r.height), Int32(TJPF_RGBA.rawValue),
+            &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_FASTDCT)
         defer { if let output { tjFree(output) } }
         guard status == 0, let output else { return nil }
         return Array(UnsafeBufferPointer(start: output, count: Int(size)))
@@ -229,9 +230,13 @@ func _decodeCameraFrame(_ bytes: ArraySlice<UInt8>) -> Bitmap? {
     var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
     let data = Array(bytes)
     guard tjDecompressHeader3(handle, data, UInt(data.count), &w, &h, &sub, &cs) == 0, w > 0, h > 0, w <= 4096, h <= 4096,
-          let b = try? Bitmap(width: Int(w), height: Int(h), format: .rgba8, alpha: .straight) else { return nil }
-    guard tjDecompress2(handle, data, UInt(data.count), b.baseAddress.assumingMemoryBound(to: UInt8.self), w, Int32(b.rowBytes), h,
-                        Int32(TJPF_RGBA.rawValue), TJFLAG_FASTDCT) == 0 else { return nil }
+        let b = try? Bitmap(width: Int(w), height: Int(h), format: .rgba8, alpha: .straight)
+    else { return nil }
+    guard
+        tjDecompress2(
+            handle, data, UInt(data.count), b.baseAddress.assumingMemoryBound(to: UInt8.self), w, Int32(b.rowBytes), h,
+            Int32(TJPF_RGBA.rawValue), TJFLAG_FASTDCT) == 0
+    else { return nil }
     return b
 }
 
@@ -258,8 +263,9 @@ func _encodeJPEG(_ b: Bitmap, quality: Int) -> [UInt8]? {
     defer { tjDestroy(handle) }
     var output: UnsafeMutablePointer<UInt8>?
     var size: UInt = 0
-    let status = tjCompress2(handle, b.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(b.width), Int32(b.rowBytes), Int32(b.height),
-                             Int32(TJPF_RGBA.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_FASTDCT)
+    let status = tjCompress2(
+        handle, b.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(b.width), Int32(b.rowBytes), Int32(b.height),
+        Int32(TJPF_RGBA.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_FASTDCT)
     defer { if let output { tjFree(output) } }
     guard status == 0, let output else { return nil }
     return Array(UnsafeBufferPointer(start: output, count: Int(size)))

@@ -49,16 +49,20 @@ extension Studio {
         do {
             // One thread per frame: two frames in flight keep both cores busy with less overhead.
             let context = RenderContext(options: .init(workingSpace: .none, threads: 1))
-            let out = try context.render(GalleryPreset.all[preset].apply(to: image, reference: reference).cropped(to: image.extent),
-                                         rect: image.extent)
+            let out = try context.render(
+                GalleryPreset.all[preset].apply(to: image, reference: reference).cropped(to: image.extent),
+                rect: image.extent)
             let t2 = _now()
             guard let jpeg = _encodeJPEG(out, quality: 80) else { return }
             if _trace {
-                log(String(format: "camera frame %d: decode+filter %.1f ms, jpeg %.1f ms (%d bytes in, %d out)",
-                           Int(n), t2 - t0, _now() - t2, bytes.count, jpeg.count))
+                log(
+                    String(
+                        format: "camera frame %d: decode+filter %.1f ms, jpeg %.1f ms (%d bytes in, %d out)",
+                        Int(n), t2 - t0, _now() - t2, bytes.count, jpeg.count))
             }
-            let header = FrameHeader(sequence: 0, batch: 0, kind: .camera, region: (0, 0, out.width, out.height),
-                                     preview: (out.width, out.height), format: .jpeg, cameraFrame: Int(n))
+            let header = FrameHeader(
+                sequence: 0, batch: 0, kind: .camera, region: (0, 0, out.width, out.height),
+                preview: (out.width, out.height), format: .jpeg, cameraFrame: Int(n))
             transport?.send(s.id, header.message(jpeg), binary: true)
         } catch {
             log("camera: \(error)")

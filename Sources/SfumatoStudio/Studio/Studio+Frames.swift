@@ -43,7 +43,7 @@ extension Studio {
         s.work.async {
             do {
                 if s.preview?.width != pw || s.preview?.height != ph {
-                    s.preview = nil   // the old one's memory goes before the new one's is taken
+                    s.preview = nil  // the old one's memory goes before the new one's is taken
                     s.preview = try _Preview(width: pw, height: ph, documentWidth: doc.width)
                 }
                 try s.preview!.update(document: doc, state: state, beforeAfter: s.view.beforeAfter)
@@ -140,15 +140,18 @@ extension Studio {
             let raw = s.rawRegions && region.width * region.height <= _Session.rawRegionPixels
             guard let image = raw ? p.rawPixels(region) : p.jpeg(region) else { return }
             if _trace {
-                self.log(String(format: "frame %d batch %d: %dx%d compose %.1f ms, %@ %.1f ms (%d bytes), %d unacknowledged",
-                                s.sequence + 1, s.batch, region.width, region.height, t1 - t0, raw ? "raw" : "jpeg", _now() - t1,
-                                image.count, s.unacknowledged))
+                self.log(
+                    String(
+                        format: "frame %d batch %d: %dx%d compose %.1f ms, %@ %.1f ms (%d bytes), %d unacknowledged",
+                        s.sequence + 1, s.batch, region.width, region.height, t1 - t0, raw ? "raw" : "jpeg", _now() - t1,
+                        image.count, s.unacknowledged))
             }
             s.sequence += 1
             if s.acks { s.unacknowledged += 1 }
-            var header = FrameHeader(sequence: s.sequence, batch: s.batch, kind: .preview,
-                                     region: (region.x, region.y, region.width, region.height),
-                                     preview: (p.width, p.height), format: raw ? .rgba : .jpeg)
+            var header = FrameHeader(
+                sequence: s.sequence, batch: s.batch, kind: .preview,
+                region: (region.x, region.y, region.width, region.height),
+                preview: (p.width, p.height), format: raw ? .rgba : .jpeg)
             s.takeLabel(into: &header)
             self.transport?.send(s.id, header.message(image), binary: true)
         }
@@ -162,15 +165,16 @@ extension Studio {
             // A page on this machine takes the draft's pixels as they are: no JPEG to encode
             // here or to decode there, for about 1.5 ms of CPU a draft (see docs/STUDIO-PROTOCOL.md).
             guard let draft = try p.renderDraft(document: document, state: st, beforeAfter: s.view.beforeAfter),
-                  let bytes = s.rawRegions ? _rawBytes(draft, Rect(width: draft.width, height: draft.height)) : _encodeJPEG(draft, quality: 80)
+                let bytes = s.rawRegions ? _rawBytes(draft, Rect(width: draft.width, height: draft.height)) : _encodeJPEG(draft, quality: 80)
             else { return }
             if _trace { log(String(format: "draft frame %d batch %d: %.1f ms (%d bytes)", s.sequence + 1, s.batch, _now() - t0, bytes.count)) }
             s.sequence += 1
             if s.acks { s.unacknowledged += 1 }
             // Raw rows are the draft's own size; the frame still stands for the whole preview.
-            var header = FrameHeader(sequence: s.sequence, batch: s.batch, kind: .preview,
-                                     region: (0, 0, s.rawRegions ? draft.width : p.width, s.rawRegions ? draft.height : p.height),
-                                     preview: (p.width, p.height), format: s.rawRegions ? .rgba : .jpeg, draft: true)
+            var header = FrameHeader(
+                sequence: s.sequence, batch: s.batch, kind: .preview,
+                region: (0, 0, s.rawRegions ? draft.width : p.width, s.rawRegions ? draft.height : p.height),
+                preview: (p.width, p.height), format: s.rawRegions ? .rgba : .jpeg, draft: true)
             s.takeLabel(into: &header)
             transport?.send(s.id, header.message(bytes), binary: true)
             if _trace { log(String(format: "draft frame %d sent at %.1f", s.sequence, _now())) }

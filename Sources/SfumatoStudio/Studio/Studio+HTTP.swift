@@ -81,8 +81,10 @@ extension Studio {
             let cancellation = request.cancellation
             DispatchQueue.global().async {
                 guard self.renders.acquire(bytes, cancellation: cancellation) else {
-                    respond(cancellation.isCancelled ? .error(499, "the client left")
-                        : .error(503, "the studio is busy rendering; try again in a moment"))
+                    respond(
+                        cancellation.isCancelled
+                            ? .error(499, "the client left")
+                            : .error(503, "the studio is busy rendering; try again in a moment"))
                     return
                 }
                 defer { self.renders.release(bytes) }
@@ -113,21 +115,23 @@ extension Studio {
 
     func staticFile(_ name: String) -> HTTPResponse {
         guard !name.isEmpty, name.count <= 64, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" }),
-              !name.hasPrefix(".") else {
+            !name.hasPrefix(".")
+        else {
             return .error(404, "no such file: \(name.prefix(64))")
         }
         if name == "protocol.js" { return HTTPResponse(contentType: "text/javascript; charset=utf-8", body: _protocolScript) }
         guard let bytes = try? ImageIO.readBytes(path: web.appendingPathComponent(name).path) else {
             return .error(404, "no such file: \(name)")
         }
-        let type: String = switch (name as NSString).pathExtension {
-        case "html": "text/html; charset=utf-8"
-        case "js": "text/javascript; charset=utf-8"
-        case "css": "text/css; charset=utf-8"
-        case "png": "image/png"
-        case "svg": "image/svg+xml"
-        default: "application/octet-stream"
-        }
+        let type: String =
+            switch (name as NSString).pathExtension {
+            case "html": "text/html; charset=utf-8"
+            case "js": "text/javascript; charset=utf-8"
+            case "css": "text/css; charset=utf-8"
+            case "png": "image/png"
+            case "svg": "image/svg+xml"
+            default: "application/octet-stream"
+            }
         return HTTPResponse(contentType: type, body: bytes, headers: [("cache-control", "no-cache")])
     }
 }
@@ -142,15 +146,17 @@ let _protocolScript: [UInt8] = {
     let limits: [String: Any] = [
         "viewportSide": ClientMessage.Limits.viewportSide, "samplesPerBatch": ClientMessage.Limits.samplesPerBatch,
         "predictedPerBatch": ClientMessage.Limits.predictedPerBatch, "pressureCurvePoints": ClientMessage.Limits.pressureCurvePoints,
-        "counter": ClientMessage.Limits.counter, "presets": ClientMessage.Limits.presets.count,
+        "counter": ClientMessage.Limits.counter, "presets": ClientMessage.Limits.presets.count
     ]
     let object: [String: Any] = [
         "client": Dictionary(uniqueKeysWithValues: ClientMessage.Kind.allCases.map { ($0.rawValue, $0.rawValue) }),
         "server": Dictionary(uniqueKeysWithValues: ServerMessage.Kind.allCases.map { ($0.rawValue, $0.rawValue) }),
         "modes": StudioMode.allCases.map(\.rawValue),
-        "limits": limits,
+        "limits": limits
     ]
     let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-    return Array("\"use strict\";\n// Made by the server from its Swift declarations (Protocol/ClientMessage.swift).\nwindow.Sfumato = window.Sfumato || {};\nwindow.Sfumato.protocol = Object.freeze(".utf8)
+    return Array(
+        "\"use strict\";\n// Made by the server from its Swift declarations (Protocol/ClientMessage.swift).\nwindow.Sfumato = window.Sfumato || {};\nwindow.Sfumato.protocol = Object.freeze("
+            .utf8)
         + [UInt8](json) + Array(");\n".utf8)
 }()

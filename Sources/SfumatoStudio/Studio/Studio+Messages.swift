@@ -61,8 +61,9 @@ extension Studio {
         case .preset(let i):
             var reference: String?
             if GalleryPreset.all[i].needsReference {
-                reference = try document.storeImage(try ImageIO.readBytes(path: photos.appendingPathComponent("reference.jpg").path),
-                                                    name: "reference.jpg")
+                reference = try document.storeImage(
+                    try ImageIO.readBytes(path: photos.appendingPathComponent("reference.jpg").path),
+                    name: "reference.jpg")
             }
             if i != document.state.preset { try document.apply(.preset(i, reference: reference)) }
             broadcastState()

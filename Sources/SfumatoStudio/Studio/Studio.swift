@@ -46,8 +46,10 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
     let photos: URL
 
     /// A studio on `document`.
-    public init(document: Document, folder: URL, limits: StudioLimits = StudioLimits(),
-                log: @escaping (String) -> Void = { print($0) }) throws {
+    public init(
+        document: Document, folder: URL, limits: StudioLimits = StudioLimits(),
+        log: @escaping (String) -> Void = { print($0) }
+    ) throws {
         self.document = document
         self.folder = folder
         self.limits = limits
@@ -66,7 +68,8 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
     func loadSettings() {
         if let m = document.setting("mode").flatMap(StudioMode.init(rawValue:)) { mode = m }
         if let b = document.setting("brush"), let settings = try? JSONDecoder().decode(BrushSettings.self, from: Data(b.utf8)),
-           parseColor(settings.color) != nil {
+            parseColor(settings.color) != nil
+        {
             brush = settings
         }
         if let k = document.setting("keepStrokes") { keepStrokes = k == "true" }

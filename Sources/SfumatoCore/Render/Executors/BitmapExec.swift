@@ -7,7 +7,8 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
 
     init(_ bitmap: Bitmap, _ ws: WorkingSpace, threads: Int) {
         self.bitmap = bitmap
-        let opaque = bitmap.format == .gray8
+        let opaque =
+            bitmap.format == .gray8
             || (bitmap.format == .rgba8 && bitmap.alpha == .straight ? bitmap._isOpaque(threads: threads) : false)
         layout = _StoredLayout(format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha, opaque: opaque)
         // 8-bit tiles only for opaque (or already premultiplied) data: premultiplying straight
@@ -27,7 +28,8 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
         if kind == .byte && natural == .byte && extent.contains(rect)
-            && (bitmap.alpha == .premultiplied || layout.opaque) {
+            && (bitmap.alpha == .premultiplied || layout.opaque)
+        {
             let p = bitmap.row(rect.y) + rect.x * 4
             return _PixelBuffer(kind: .byte, rect: rect, view: p, stride: bitmap.width, keepAlive: bitmap)
         }
@@ -38,7 +40,8 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
             return _convert(try produce(rect, .float, w), to: .gray, w)
         }
         if kind == .float && bitmap.format == .rgbaFloat32 && bitmap.alpha == .premultiplied
-            && bitmap.encoding == w.workingSpace.encoding && extent.contains(rect) {
+            && bitmap.encoding == w.workingSpace.encoding && extent.contains(rect)
+        {
             let p = bitmap.row(rect.y) + rect.x * 16
             return _PixelBuffer(kind: .float, rect: rect, view: p, stride: bitmap.width, keepAlive: bitmap)
         }
@@ -62,12 +65,14 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
     }
 }
 
-
 /// Copies stored 8-bit rows straight into an 8-bit destination when nothing needs converting
 /// (no filter between source and output). Returns false when a conversion is needed.
-func _storeStoredRows(_ source: _RowReadable, _ layout: _StoredLayout, _ rect: Rect, into d: _Destination,
-                      _ w: _Worker) throws -> Bool {
-    let same = (layout.format == .rgba8 && d.format == .rgba8 && (layout.opaque || layout.alpha == d.alpha) && layout.encoding == d.encoding)
+func _storeStoredRows(
+    _ source: _RowReadable, _ layout: _StoredLayout, _ rect: Rect, into d: _Destination,
+    _ w: _Worker
+) throws -> Bool {
+    let same =
+        (layout.format == .rgba8 && d.format == .rgba8 && (layout.opaque || layout.alpha == d.alpha) && layout.encoding == d.encoding)
         || (layout.format == .gray8 && d.format == .gray8 && layout.encoding == d.encoding)
     guard same, source.extent.contains(rect) else { return false }
     let bpp = d.format.bytesPerPixel

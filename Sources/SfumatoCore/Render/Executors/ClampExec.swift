@@ -25,9 +25,11 @@ final class _ClampExec: _Exec, @unchecked Sendable {
         let midX0 = max(rect.x, e.x), midX1 = min(rect.maxX, e.maxX)
         for y in rect.y..<rect.maxY {
             let sy = cy(y)
-            let srow: UnsafeMutableRawPointer = kind == .float
+            let srow: UnsafeMutableRawPointer =
+                kind == .float
                 ? UnsafeMutableRawPointer(src.floatTile.row(sy)) : UnsafeMutableRawPointer(src.byteTile.row(sy))
-            let drow: UnsafeMutableRawPointer = kind == .float
+            let drow: UnsafeMutableRawPointer =
+                kind == .float
                 ? UnsafeMutableRawPointer(out.floatTile.row(y)) : UnsafeMutableRawPointer(out.byteTile.row(y))
             // srow starts at column x0; drow at rect.x.
             if midX1 > midX0 {

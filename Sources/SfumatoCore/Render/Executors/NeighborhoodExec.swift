@@ -50,10 +50,12 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
                 return
             }
             try storeBytes(safe, into: d, w)
-            let strips = [Rect(x: rect.x, y: rect.y, width: rect.width, height: safe.y - rect.y),
-                          Rect(x: rect.x, y: safe.maxY, width: rect.width, height: rect.maxY - safe.maxY),
-                          Rect(x: rect.x, y: safe.y, width: safe.x - rect.x, height: safe.height),
-                          Rect(x: safe.maxX, y: safe.y, width: rect.maxX - safe.maxX, height: safe.height)]
+            let strips = [
+                Rect(x: rect.x, y: rect.y, width: rect.width, height: safe.y - rect.y),
+                Rect(x: rect.x, y: safe.maxY, width: rect.width, height: rect.maxY - safe.maxY),
+                Rect(x: rect.x, y: safe.y, width: safe.x - rect.x, height: safe.height),
+                Rect(x: safe.maxX, y: safe.y, width: rect.maxX - safe.maxX, height: safe.height)
+            ]
             for strip in strips where !strip.isEmpty { try storeInFloat(strip, into: d, w) }
             return
         }

@@ -1,6 +1,6 @@
 import Foundation
 #if arch(x86_64)
-import SfumatoAVX512
+    import SfumatoAVX512
 #endif
 
 /// Fused per-pixel filters: one pass over the pixels for any number of consecutive point
@@ -71,9 +71,11 @@ class _PointExec: _Exec, @unchecked Sendable {
 
     override var explanation: String {
         var s = "fused point pass: \(program.summary)"
-        if lut != nil { s += "; per-channel, so 8-bit sources map through one 256-entry table per channel" }
-        else if matrixTail != nil { s += "; 8-bit sources: one 4x4 matrix, then the curves and encoding through one table per channel" }
-        else if bytePixelFunction != nil, (input as? _RowReadable)?.hasStraightBytes == true {
+        if lut != nil {
+            s += "; per-channel, so 8-bit sources map through one 256-entry table per channel"
+        } else if matrixTail != nil {
+            s += "; 8-bit sources: one 4x4 matrix, then the curves and encoding through one table per channel"
+        } else if bytePixelFunction != nil, (input as? _RowReadable)?.hasStraightBytes == true {
             s += "; 8-bit pixels mapped byte to byte by the function itself"
         }
         return s
@@ -82,7 +84,8 @@ class _PointExec: _Exec, @unchecked Sendable {
     /// A program of one pixel function that maps 8-bit pixels itself (e.g. a threshold).
     var bytePixelFunction: (any PixelFunction)? {
         guard program.segments.count == 1, case .unpremultiplied(let ops) = program.segments[0], ops.count == 1,
-              case .pixel(let f) = ops[0], f.mapsStraightBytes else { return nil }
+            case .pixel(let f) = ops[0], f.mapsStraightBytes
+        else { return nil }
         return f
     }
 
@@ -126,7 +129,7 @@ class _PointExec: _Exec, @unchecked Sendable {
         for (i, v) in probes.enumerated() {
             let expected = v < 0 ? out[0] : out[4 * n]
             for c in 0..<3 where out[4 * (n + 1 + i) + c] != (v < 0 ? out[c] : out[4 * n + c]) || expected != out[4 * (v < 0 ? 0 : n)] {
-                return   // the curves do something outside 0...1: no table
+                return  // the curves do something outside 0...1: no table
             }
         }
         let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * (n + 1))
@@ -158,7 +161,6 @@ class _PointExec: _Exec, @unchecked Sendable {
         tailFixed = f
         tailLinear = ws == .linear
     }
-
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
         if kind == .byte && natural == .byte {

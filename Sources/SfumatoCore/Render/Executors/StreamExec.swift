@@ -24,9 +24,10 @@ final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
         self.source = source
         layout = _StoredLayout(format: source.format, encoding: .srgb, alpha: .straight, opaque: source.isOpaque)
         rowBytes = source.width * source.format.bytesPerPixel
-        super.init(extent: Rect(width: source.width, height: source.height),
-                   natural: ws != .none ? .float : source.format == .gray8 ? .gray : (source.format == .rgba8 && source.isOpaque ? .byte : .float),
-                   children: [])
+        super.init(
+            extent: Rect(width: source.width, height: source.height),
+            natural: ws != .none ? .float : source.format == .gray8 ? .gray : (source.format == .rgba8 && source.isOpaque ? .byte : .float),
+            children: [])
     }
 
     deinit { ring?.deallocate() }

@@ -243,9 +243,10 @@
       c.addEventListener("pointercancel", end);
     }
 
-    /** End points keep x = 0 and x = 1; inner points stay between their neighbours. */
+    /** End points keep x = 0 and x = 1; inner points stay between their neighbours; y stays in 0...1. */
     moveTo(index, [x, y]) {
       const last = this.points.length - 1;
+      y = S.util.clamp(y, 0, 1);
       if (index === 0) x = 0;
       else if (index === last) x = 1;
       else x = S.util.clamp(x, this.points[index - 1][0] + 0.02, this.points[index + 1][0] - 0.02);

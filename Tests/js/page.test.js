@@ -1,0 +1,152 @@
+"use strict";
+// The page's pure logic, in node's own test runner: the token in URLs, pen angles, the curve
+// editors' rules, and the pen's batching (every sample once, in order, one batch per 4 ms at most).
+//   node --test Tests/js
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const fs = require("node:fs");
+const path = require("node:path");
+const vm = require("node:vm");
+
+const WEB = path.join(__dirname, "../../Sources/SfumatoStudio/Resources/web");
+
+/** A page-like global: window, location, and the page's scripts run in it. */
+function page(url = "http://127.0.0.1:8080/?token=abc123") {
+  const context = { console, setTimeout, clearTimeout, URL, URLSearchParams, Math, performance };
+  context.window = context;
+  context.location = new URL(url);
+  vm.createContext(context);
+  for (const name of ["protocol-fixture", "util", "stats", "curve", "pen"]) {
+    const file = name === "protocol-fixture" ? null : path.join(WEB, name + ".js");
+    vm.runInContext(file ? fs.readFileSync(file, "utf8") : "window.Sfumato = {protocol: {client: {}, server: {}}};", context,
+                    { filename: file || name });
+  }
+  return context.Sfumato;
+}
+
+test("the token from the page's URL rides on every request and the WebSocket", () => {
+  const S = page("http://127.0.0.1:8080/?token=abc123");
+  assert.equal(S.util.token, "abc123");
+  assert.equal(S.util.withToken("/api/document"), "/api/document?token=abc123");
+  assert.equal(S.util.withToken("/api/render?width=5"), "/api/render?width=5&token=abc123");
+  assert.equal(S.util.webSocketURL(), "ws://127.0.0.1:8080/ws?token=abc123");
+  assert.equal(S.util.isLoopback(), true);
+  const lan = page("https://192.0.2.7:8443/?token=t");
+  assert.equal(lan.util.webSocketURL(), "wss://192.0.2.7:8443/ws?token=t");
+  assert.equal(lan.util.isLoopback(), false);
+  const none = page("http://127.0.0.1:8080/");
+  assert.equal(none.util.withToken("/api/document"), "/api/document");
+});
+
+test("tilt to altitude and azimuth by the W3C conversion", () => {
+  const { anglesFromTilt } = page().util;
+  const near = (a, b) => assert.ok(Math.abs(a - b) < 1e-9, `${a} vs ${b}`);
+  let r = anglesFromTilt(0, 0);
+  near(r.altitude, Math.PI / 2);
+  near(r.azimuth, 0);
+  r = anglesFromTilt(0, 45);
+  near(r.altitude, Math.PI / 4);
+  near(r.azimuth, Math.PI / 2);
+  r = anglesFromTilt(-45, 0);
+  near(r.azimuth, Math.PI);
+  r = anglesFromTilt(90, 0);
+  near(r.altitude, 0);
+  r = anglesFromTilt(30, -30);
+  assert.ok(r.azimuth > 3 * Math.PI / 2 && r.azimuth < 2 * Math.PI);
+  assert.ok(r.altitude > 0 && r.altitude < Math.PI / 2);
+});
+
+test("hue colours and clamping", () => {
+  const { hueColor, clamp } = page().util;
+  assert.equal(hueColor(0), "rgba(255,0,0,1)");
+  assert.equal(hueColor(1 / 3, 0.5), "rgba(0,255,0,0.5)");
+  assert.equal(clamp(5, 0, 1), 1);
+  assert.equal(clamp(-5, 0, 1), 0);
+  assert.equal(clamp(0.25, 0, 1), 0.25);
+});
+
+test("the pressure curve keeps its ends at x 0 and 1 and inner points between their neighbours", () => {
+  const S = page();
+  const editor = { points: [[0, 0], [0.5, 0.5], [1, 1]], redraw() {} };
+  const moveTo = S.PressureCurveEditor.prototype.moveTo;
+  moveTo.call(editor, 0, [0.3, 0.2]);
+  assert.equal(editor.points[0][0], 0);
+  moveTo.call(editor, 2, [0.7, 0.9]);
+  assert.equal(editor.points[2][0], 1);
+  moveTo.call(editor, 1, [1.5, 2]);
+  assert.ok(editor.points[1][0] < 1 && editor.points[1][1] <= 1, JSON.stringify(editor.points));
+  moveTo.call(editor, 1, [-3, -1]);
+  assert.ok(editor.points[1][0] > 0 && editor.points[1][1] >= 0, JSON.stringify(editor.points));
+});
+
+test("the tone curve keeps the user's levels while they drag, takes the server's otherwise", () => {
+  const S = page();
+  const slider = () => ({ value: "" });
+  const editor = { dragging: true, levels: [0, 0.1, 0.2, 0.3, 1], sliders: [slider(), slider(), slider(), slider(), slider()], redraw() {} };
+  const setState = S.CurveEditor.prototype.setState;
+  setState.call(editor, { levels: [0, 0.25, 0.5, 0.75, 1], samples: [0, 1] });
+  assert.deepEqual(editor.levels, [0, 0.1, 0.2, 0.3, 1]);
+  editor.dragging = false;
+  setState.call(editor, { levels: [0, 0.25, 0.5, 0.75, 1], samples: [0, 1] });
+  assert.deepEqual(editor.levels, [0, 0.25, 0.5, 0.75, 1]);
+  assert.deepEqual(editor.sliders.map((s) => s.value), ["0", "0.25", "0.5", "0.75", "1"]);
+});
+
+/** A PenInput on a stub canvas; returns it, the messages it sent and a way to fire events. */
+function pen(S) {
+  const handlers = {};
+  const canvas = { addEventListener: (type, f) => { handlers[type] = f; }, setPointerCapture() {} };
+  const view = {
+    canvas, clientToDoc: (x, y) => ({ x, y }), tailBegin() {}, tailAdd() {}, tailEnd() {}, tailPredict() {}, tailClear() {},
+    setPencil() {}, tail: {},
+  };
+  const sent = [];
+  const connection = { isOpen: true, send: (m) => { sent.push({ ...m, at: performance.now() }); return true; } };
+  const hooks = {
+    mode: () => "sketch", penOnly: () => false, penSeen() {}, sendsPen: () => true, expectsPixels: () => false,
+    tailColor: () => null, pencilFollows: () => false, swipe() {}, strokeEnded() {},
+  };
+  const input = new S.PenInput({ view, connection, hooks });
+  let t = 0;
+  const event = (type, x, extra = {}) => ({
+    type, pointerId: 1, pointerType: "pen", button: 0, buttons: type === "pointerup" ? 0 : 1, clientX: x, clientY: 10,
+    pressure: 0.5, tiltX: 0, tiltY: 0, timeStamp: ++t, preventDefault() {}, ...extra,
+  });
+  return { input, sent, fire: (type, x, extra) => handlers[type](event(type, x, extra)) };
+}
+
+test("pen batches: every sample once and in order, at most one batch per 4 ms, pending samples go with up", async () => {
+  const S = page();
+  const { sent, fire } = pen(S);
+  fire("pointerdown", 0);
+  for (let i = 1; i <= 60; i++) {
+    fire("pointermove", i);
+    if (i % 7 === 0) await new Promise((r) => setTimeout(r, 3));
+  }
+  fire("pointerup", 61);
+  await new Promise((r) => setTimeout(r, 20));
+  const xs = sent.flatMap((m) => m.samples.map((s) => s.x));
+  assert.deepEqual(xs, Array.from({ length: 61 }, (_, i) => i), "every sample once, in order");
+  assert.equal(sent[0].phase, "down");
+  assert.equal(sent[sent.length - 1].phase, "up");
+  const batches = sent.map((m) => m.batch);
+  assert.deepEqual(batches, [...batches].sort((a, b) => a - b), "batch numbers increase");
+  const moves = sent.filter((m) => m.phase === "move");
+  for (let i = 1; i < moves.length; i++) {
+    assert.ok(moves[i].at - moves[i - 1].at >= 4 - 1e-6, `moves ${i - 1} and ${i} ${moves[i].at - moves[i - 1].at} ms apart`);
+  }
+  assert.ok(moves.length < 60, "moves were batched");
+  assert.ok(sent.every((m) => m.stroke === 1));
+});
+
+test("a second stroke gets the next stroke number; a move of another pointer is ignored", () => {
+  const S = page();
+  const { sent, fire } = pen(S);
+  fire("pointerdown", 0);
+  fire("pointermove", 5, { pointerId: 2 });
+  fire("pointerup", 1);
+  fire("pointerdown", 2);
+  fire("pointerup", 3);
+  assert.deepEqual(sent.map((m) => [m.phase, m.stroke]), [["down", 1], ["up", 1], ["down", 2], ["up", 2]]);
+  assert.ok(sent.every((m) => !m.samples.some((s) => s.x === 5)));
+});
