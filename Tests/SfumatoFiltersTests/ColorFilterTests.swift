@@ -53,7 +53,7 @@ func refColorControls(_ v: [Double], _ sat: Double, _ bright: Double, _ contrast
     return out
 }
 
-/// Rodrigues rotation about the grey axis (FILTERS.md), written out term by term.
+/// Rodrigues rotation about the grey axis (docs/spec/FILTERS.md), written out term by term.
 func hueRotate(_ p: [Double], _ angle: Double) -> [Double] {
     let c = cos(angle), s = sin(angle), a = 1 / sqrt(3.0), t = (1 - c) / 3
     let d = c + t, u = t - s * a, v = t + s * a

@@ -25,8 +25,8 @@ extension GalleryFilterTests {
             (3, 3, [-2, 0, 0, 0, 1, 0, 0, 0, 2], 0),
             (3, 3, [-0.5, -1, -0.5, -1, 7, -1, -0.5, -1, -0.5], 0),
             (5, 3, [1, 2, 3, 2, 1, 0, 0, 0, 0, 0, -1, -2, -3, -2, -1].map { $0 / 9 }, 0.5),  // separable (rank one)
-            (3, 5, [0, 1, 0, 1, 2, 1, 0, 1, 0, 1, -1, 1, 0, 1, 0].map { $0 / 7 }, -0.1),     // not separable
-            (1, 7, [1, 1, 1, 1, 1, 1, 1].map { $0 / 7 }, 0),
+            (3, 5, [0, 1, 0, 1, 2, 1, 0, 1, 0, 1, -1, 1, 0, 1, 0].map { $0 / 7 }, -0.1),  // not separable
+            (1, 7, [1, 1, 1, 1, 1, 1, 1].map { $0 / 7 }, 0)
         ]
         for (w, h, k, bias) in kernels {
             let f = try Convolution(width: w, height: h, weights: k, bias: bias)
@@ -174,7 +174,7 @@ extension GalleryFilterTests {
             for (x, y) in Pixels.samplePoints(b.width, b.height) {
                 let p = Reference.working(b, x, y, .none)
                 let l = 0.299 * p[0] + 0.587 * p[1] + 0.114 * p[2]
-                if abs(l - 0.5) < 1e-6 { continue }   // on the threshold itself float rounding decides
+                if abs(l - 0.5) < 1e-6 { continue }  // on the threshold itself float rounding decides
                 #expect(out.bytes(x: x, y: y).x == (l > 0.5 ? 255 : 0), "\(name) at (\(x), \(y)): luma \(l)")
             }
         }
@@ -189,8 +189,9 @@ extension GalleryFilterTests {
                 #expect(try context.explain(filter.apply(to: Image(bitmap: b))).contains("byte to byte"))
                 let fast = try context.render(filter.apply(to: Image(bitmap: b)))
                 // The same values as floats in the working space: no byte path, the float pass runs.
-                let floats = try context.render(Image(bitmap: b), format: .rgbaFloat32, alpha: .premultiplied,
-                                                encoding: ws == .linear ? .linear : .srgb)
+                let floats = try context.render(
+                    Image(bitmap: b), format: .rgbaFloat32, alpha: .premultiplied,
+                    encoding: ws == .linear ? .linear : .srgb)
                 #expect(try !context.explain(filter.apply(to: Image(bitmap: floats))).contains("byte to byte"))
                 let slow = try context.render(filter.apply(to: Image(bitmap: floats)))
                 var differing = 0
@@ -227,11 +228,13 @@ extension GalleryFilterTests {
         try checkNeighborhood("dilate disc", disc, images: GalleryImages.all) { at in extreme(at, 15, 15, disc.probe, max: true) }
         // A flat probe whose rows are runs of unlike lengths and starts (the longest run does not
         // start last, a single tap, an empty row): every length comes off the shared ladder.
-        let runs: [Double] = [0, 0, 0, 0, 0, 0, 0,
-                              1, 1, 1, 0, 1, 1, 1,
-                              1, 0, 0, 0, 0, 0, 1,
-                              1, 1, 1, 1, 0, 0, 0,
-                              1, 1, 1, 1, 1, 1, 1]
+        let runs: [Double] = [
+            0, 0, 0, 0, 0, 0, 0,
+            1, 1, 1, 0, 1, 1, 1,
+            1, 0, 0, 0, 0, 0, 1,
+            1, 1, 1, 1, 0, 0, 0,
+            1, 1, 1, 1, 1, 1, 1
+        ]
         try checkNeighborhood("dilate runs", try Dilate(width: 7, height: 5, probe: runs), images: GalleryImages.all) { at in
             extreme(at, 7, 5, runs, max: true)
         }
@@ -247,7 +250,7 @@ extension GalleryFilterTests {
         try checkNeighborhood("dilate outside 0...1", try Dilate(width: 3, height: 3, probe: outside), images: GalleryImages.all) { at in
             extreme(at, 3, 3, outside, max: true)
         }
-        let bumpy = (0..<25).map { Double(($0 * 7) % 5) / 20 }   // a general (non-flat) probe
+        let bumpy = (0..<25).map { Double(($0 * 7) % 5) / 20 }  // a general (non-flat) probe
         try checkNeighborhood("dilate bumpy", try Dilate(width: 5, height: 5, probe: bumpy), images: GalleryImages.all) { at in
             extreme(at, 5, 5, bumpy, max: true)
         }
@@ -275,14 +278,18 @@ extension GalleryFilterTests {
             let out = try RenderContext(workingSpace: .none).render(f.apply(to: Image(bitmap: b)))
             let r = isClosing ? 4 : 2
             func pass(_ src: [[SIMD4<UInt8>]], _ isMax: Bool) -> [[SIMD4<UInt8>]] {
-                (0..<b.height).map { y in (0..<b.width).map { x in
-                    var m = src[y][x]
-                    for dy in -r...r { for dx in -r...r {
-                        let v = src[min(max(y + dy, 0), b.height - 1)][min(max(x + dx, 0), b.width - 1)]
-                        m = isMax ? pointwiseMax(m, v) : pointwiseMin(m, v)
-                    } }
-                    return m
-                } }
+                (0..<b.height).map { y in
+                    (0..<b.width).map { x in
+                        var m = src[y][x]
+                        for dy in -r...r {
+                            for dx in -r...r {
+                                let v = src[min(max(y + dy, 0), b.height - 1)][min(max(x + dx, 0), b.width - 1)]
+                                m = isMax ? pointwiseMax(m, v) : pointwiseMin(m, v)
+                            }
+                        }
+                        return m
+                    }
+                }
             }
             let src = (0..<b.height).map { y in (0..<b.width).map { x in b.bytes(x: x, y: y) } }
             let ref = isClosing ? pass(pass(src, true), false) : pass(pass(src, false), true)
@@ -304,13 +311,17 @@ extension GalleryFilterTests {
                 let cmin = h.first { $0 > 0 }!
                 if cmin == n { return Array(0..<256) }
                 var cdf = 0
-                return h.map { cdf += $0; return Int((255 * Double(cdf - cmin) / Double(n - cmin)).rounded()) }
+                return h.map {
+                    cdf += $0; return Int((255 * Double(cdf - cmin) / Double(n - cmin)).rounded())
+                }
             }
             var bad = 0
-            for y in 0..<b.height { for x in 0..<b.width {
-                let p = b.bytes(x: x, y: y), q = out.bytes(x: x, y: y)
-                for c in 0..<3 where Int(q[c]) != luts[c][Int(p[c])] { bad += 1 }
-            } }
+            for y in 0..<b.height {
+                for x in 0..<b.width {
+                    let p = b.bytes(x: x, y: y), q = out.bytes(x: x, y: y)
+                    for c in 0..<3 where Int(q[c]) != luts[c][Int(p[c])] { bad += 1 }
+                }
+            }
             #expect(bad == 0, "equalization of \(name): \(bad) values differ")
         }
         // Specification: the result's cumulative histogram follows the reference's.
@@ -320,7 +331,9 @@ extension GalleryFilterTests {
             var h = [Double](repeating: 0, count: 256)
             for y in 0..<b.height { for x in 0..<b.width { h[Int(b.bytes(x: x, y: y)[c])] += 1 } }
             var acc = 0.0
-            return h.map { acc += $0; return acc / Double(b.width * b.height) }
+            return h.map {
+                acc += $0; return acc / Double(b.width * b.height)
+            }
         }
         for c in 0..<3 {
             let a = cdf(out, c), r = cdf(ref, c)
@@ -341,13 +354,17 @@ extension GalleryFilterTests {
 
     @Test("presets: twelve, named as the app, kebab-case slugs, each renders a real photo")
     func presets() throws {
-        #expect(GalleryPreset.all.map(\.name) == ["Pass Through", "Gaussian Blur", "Median", "Laplacian", "Sobel", "Threshold Binary",
-                                                   "Convolution Emboss", "Convolution Sharpen", "Dilate Bokeh", "Morphology Closing",
-                                                   "Histogram Equalization", "Histogram Specification"])
+        #expect(
+            GalleryPreset.all.map(\.name) == [
+                "Pass Through", "Gaussian Blur", "Median", "Laplacian", "Sobel", "Threshold Binary",
+                "Convolution Emboss", "Convolution Sharpen", "Dilate Bokeh", "Morphology Closing",
+                "Histogram Equalization", "Histogram Specification"
+            ])
         #expect(GalleryPreset.all.map(\.slug).allSatisfy { $0 == $0.lowercased() && !$0.contains(" ") })
         let b = GalleryImages.photos[0].1
         for p in GalleryPreset.all {
-            let out = try RenderContext(workingSpace: .none).render(p.apply(to: Image(bitmap: b), reference: Image(bitmap: GalleryImages.photos[1].1)), rect: b.bounds)
+            let out = try RenderContext(workingSpace: .none).render(
+                p.apply(to: Image(bitmap: b), reference: Image(bitmap: GalleryImages.photos[1].1)), rect: b.bounds)
             #expect(out.width == b.width && out.height == b.height)
         }
         // Pass Through is exact.

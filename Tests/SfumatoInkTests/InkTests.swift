@@ -219,7 +219,7 @@ struct InkTests {
         #expect(abs(s.altitude - (Double.pi / 2 - 40 * .pi / 180)) < 1e-12 && s.azimuth == 0 && s.pressure == 0.5)
     }
 
-    @Test("PencilController: the formulas and labels of SEEDS.md for a table of poses")
+    @Test("PencilController: the formulas and labels of docs/spec/SEEDS.md for a table of poses")
     func pencilController() {
         func sample(_ alt: Double, _ az: Double) -> PenSample { PenSample(x: 5, y: 6, altitude: alt, azimuth: az) }
         var p = PencilControllerParameters()

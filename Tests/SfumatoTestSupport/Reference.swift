@@ -2,7 +2,7 @@ import Foundation
 import SfumatoCore
 
 /// Plain, slow, obviously right reference math in Double, one pixel at a time, for checking
-/// filters against their definitions (FILTERS.md).
+/// filters against their definitions (docs/spec/FILTERS.md).
 public enum Reference {
     /// sRGB decode (IEC 61966-2-1), sign-symmetric.
     public static func decode(_ v: Double) -> Double {
@@ -35,7 +35,7 @@ public enum Reference {
         return [toWorking(p.x, ws), toWorking(p.y, ws), toWorking(p.z, ws), Double(p.w) / 255]
     }
 
-    /// sign(x) |x|^p, with 0 staying 0 (FILTERS.md's extended-range rule).
+    /// sign(x) |x|^p, with 0 staying 0 (docs/spec/FILTERS.md's extended-range rule).
     public static func power(_ x: Double, _ p: Double) -> Double {
         x == 0 ? 0 : (x < 0 ? -pow(-x, p) : pow(x, p))
     }

@@ -1,6 +1,6 @@
 """The twelve MetalImageFilters presets, as written by `sfumato gallery`, against OpenCV,
 scipy.ndimage and NumPy computing the same definitions on the same 8-bit sRGB-encoded values
-(spec/FILTERS.md and spec/SEEDS.md). Tolerance: one level, except where a definition has a
+(docs/spec/FILTERS.md and docs/spec/SEEDS.md). Tolerance: one level, except where a definition has a
 knife edge (threshold luma exactly at 0.5)."""
 import math
 import subprocess

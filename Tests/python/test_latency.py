@@ -1,6 +1,6 @@
 """Pen-to-pixels latency of `sfumato studio` on a 1920x1280 photo, in Adjust and Sketch.
 
-The pen is real as spec/INPUT.md makes one: trusted CDP pen events (Input.dispatchMouseEvent with
+The pen is real as docs/spec/INPUT.md makes one: trusted CDP pen events (Input.dispatchMouseEvent with
 pointerType "pen") in headless Chromium. The figures are the page's own (window.sfumatoStats: from
 each sample's event.timeStamp to the frame that includes it drawn). Chromium is driven over plain
 CDP (cdp.py), not Playwright, because Playwright's DevTools Network instrumentation copies every

@@ -1,6 +1,6 @@
 """End-to-end tests of `sfumato studio`: the real server, its real page, driven by headless Chromium with
-real pen events (CDP Input.dispatchMouseEvent with pointerType "pen"; spec/INPUT.md). Each mode: a scripted
-pen gesture must produce the document state and the pixels that spec/SEEDS.md's formulas predict.
+real pen events (CDP Input.dispatchMouseEvent with pointerType "pen"; docs/spec/INPUT.md). Each mode: a scripted
+pen gesture must produce the document state and the pixels that docs/spec/SEEDS.md's formulas predict.
 
 Set SFUMATO_SCREENSHOTS=DIR to keep a screenshot of each mode. Pen-to-pixels latency is measured in
 test_latency.py."""
@@ -46,7 +46,7 @@ HALF_PI = math.pi / 2
 
 
 # ---------------------------------------------------------------------------------------------------
-# The formulas (spec/SEEDS.md, spec/FILTERS.md, spec/INPUT.md), written independently of the engine.
+# The formulas (docs/spec/SEEDS.md, docs/spec/FILTERS.md, docs/spec/INPUT.md), written independently of the engine.
 
 def angles_from_tilt(tilt_x, tilt_y):
     """W3C Pointer Events 3: tiltX/tiltY (degrees) -> (altitude, azimuth) in radians."""
@@ -77,7 +77,7 @@ def tilt_of(altitude):
 
 
 def pencil_controller(pair, tilt_x, tilt_y):
-    """The two parameters PencilController sets for a pen pose (SEEDS.md section 1)."""
+    """The two parameters PencilController sets for a pen pose (docs/spec/SEEDS.md section 1)."""
     altitude, azimuth = angles_from_tilt(tilt_x, tilt_y)
     tilt = tilt_of(altitude)
     dx, dy = math.cos(azimuth), math.sin(azimuth)
@@ -114,7 +114,7 @@ def linear_to_srgb(v):
 
 
 def tone_curve(rgb8, samples):
-    """CIToneCurve in the default linear working space: p = sqrt(v), q = f(p), out = q^2 (FILTERS.md)."""
+    """CIToneCurve in the default linear working space: p = sqrt(v), q = f(p), out = q^2 (docs/spec/FILTERS.md)."""
     f = np.asarray(samples, dtype=np.float64)
     linear = srgb_to_linear(rgb8.astype(np.float64) / 255)
     q = np.interp(np.sqrt(linear), np.linspace(0, 1, len(f)), f)
@@ -538,7 +538,7 @@ async def center_of(page, selector):
     return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
-# The label formats of SEEDS.md (two decimals, two spaces between the pair).
+# The label formats of docs/spec/SEEDS.md (two decimals, two spaces between the pair).
 HUE_SATURATION = r"↻Hue: (-?\d+\.\d\d)°  ∢Saturation: (-?\d+\.\d\d)"
 BRIGHTNESS_CONTRAST = r"⇔Brightness: (-?\d+\.\d\d)  ⇕Contrast: (-?\d+\.\d\d)"
 GAMMA_EXPOSURE = r"⇔Gamma: (-?\d+\.\d\d)  ⇕Exposure: (-?\d+\.\d\d)"
@@ -1138,7 +1138,7 @@ def test_reload_and_restart_keep_everything(studio, run):
 
 
 def test_pen_batches_carry_every_sample_in_order_at_most_one_per_4_ms(studio, run):
-    """spec/INPUT.md: every coalesced sample is sent, batched. Moves go out as the browser delivers
+    """docs/spec/INPUT.md: every coalesced sample is sent, batched. Moves go out as the browser delivers
     them, but never two batches within 4 ms: a fast pen's moves that arrive in between wait."""
     async def scenario(context):
         tab = await Tab.open(context, studio.url)

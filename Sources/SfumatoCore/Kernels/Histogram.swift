@@ -2,7 +2,7 @@
 /// render for histogram-driven filters.
 ///
 /// A value `v` (0...1, unpremultiplied, in the working space) falls in bin
-/// `floor(v * bins)`, clamped to `0 ..< bins` (FILTERS.md). For 8-bit images with 256 bins, bin k
+/// `floor(v * bins)`, clamped to `0 ..< bins` (docs/spec/FILTERS.md). For 8-bit images with 256 bins, bin k
 /// holds level k exactly.
 public struct Histogram: Sendable, Equatable {
     /// Number of bins per channel (2...65536).

@@ -158,7 +158,7 @@ public func vectorExp2(_ y: SIMD4<Float>) -> SIMD4<Float> {
     return result
 }
 
-/// `sign(x) * |x|^power` per lane (the extended-range rule of FILTERS.md); `0^power` is 0.
+/// `sign(x) * |x|^power` per lane (the extended-range rule of docs/spec/FILTERS.md); `0^power` is 0.
 ///
 /// ```swift
 /// vectorPow(SIMD4(0.25, 4, -8, 0), 0.5)   // (0.5, 2, -2.828…, 0)

@@ -11,7 +11,7 @@ public enum EdgeMode: String, Sendable, CaseIterable {
 }
 
 /// CIGaussianBlur, and the gallery's `gaussian-blur`: a Gaussian of standard deviation
-/// `radius` (FILTERS.md decision: sigma = radius).
+/// `radius` (docs/spec/FILTERS.md, a choice: sigma = radius).
 ///
 /// Named `CIGaussianBlur` it keeps Core Image's rule (transparent outside, extent grows by 3σ);
 /// named `gaussian-blur` it clamps its edges and keeps the input's extent, like the studio.

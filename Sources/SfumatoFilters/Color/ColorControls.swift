@@ -1,6 +1,6 @@
 import SfumatoCore
 
-/// CIColorControls: saturation, then brightness, then contrast (FILTERS.md decision on order
+/// CIColorControls: saturation, then brightness, then contrast (docs/spec/FILTERS.md, a choice on order
 /// and weights).
 ///
 /// L = 0.2125 R + 0.7154 G + 0.0721 B; rgb = L + saturation (rgb - L); rgb += brightness;

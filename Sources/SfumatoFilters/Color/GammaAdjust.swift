@@ -1,7 +1,7 @@
 import SfumatoCore
 
 /// CIGammaAdjust: each colour channel raised to `power` (sign(x) |x|^power for values below 0,
-/// FILTERS.md decision). A per-channel curve: fused with its neighbours, and a lookup table when
+/// docs/spec/FILTERS.md, a choice). A per-channel curve: fused with its neighbours, and a lookup table when
 /// the whole chain is per-channel on 8-bit data.
 ///
 /// ```swift

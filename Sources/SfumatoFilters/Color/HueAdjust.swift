@@ -3,7 +3,7 @@ import SfumatoCore
 
 /// CIHueAdjust: rotates colours about the grey axis.
 ///
-/// Rodrigues rotation about (1,1,1)/sqrt(3) by `angle` (FILTERS.md decision): with c = cos,
+/// Rodrigues rotation about (1,1,1)/sqrt(3) by `angle` (docs/spec/FILTERS.md, a choice): with c = cos,
 /// s = sin, a = 1/sqrt(3), t = (1 - c)/3:
 /// R' = (c+t)R + (t-sa)G + (t+sa)B; G' = (t+sa)R + (c+t)G + (t-sa)B; B' = (t-sa)R + (t+sa)G + (c+t)B.
 /// A positive angle moves red toward yellow. Linear, so it fuses into one matrix with its neighbours.

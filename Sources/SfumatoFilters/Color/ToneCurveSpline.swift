@@ -1,5 +1,5 @@
 /// The tone curve's function: a natural cubic spline through control points (second derivative
-/// zero at both ends), flat beyond the first and last point, clamped to 0...1 (FILTERS.md decision).
+/// zero at both ends), flat beyond the first and last point, clamped to 0...1 (docs/spec/FILTERS.md, a choice).
 ///
 /// The studio's curve editor draws ``samples(count:)`` of this very function, so what the user
 /// sees is what ``ToneCurve`` applies.

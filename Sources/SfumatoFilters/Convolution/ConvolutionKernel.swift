@@ -1,6 +1,6 @@
 import SfumatoCore
 
-/// Correlation with a `width` x `height` weight matrix plus a bias (FILTERS.md): out(x,y) =
+/// Correlation with a `width` x `height` weight matrix plus a bias (docs/spec/FILTERS.md): out(x,y) =
 /// Σ w[j*kw+i] in(x+i-kw/2, y+j-kh/2) + bias. A rank-one matrix (a blur, a Sobel half) is
 /// detected and run as two one-dimensional passes. `keepAlpha` leaves alpha as it was.
 struct _ConvolutionKernel: NeighborhoodKernel {

@@ -50,7 +50,7 @@ public struct PencilControllerParameters: Sendable, Codable, Equatable {
     }
 }
 
-/// The PencilController's mapping from pen pose to parameters (SEEDS.md section 1), as plain
+/// The PencilController's mapping from pen pose to parameters (docs/spec/SEEDS.md section 1), as plain
 /// functions.
 ///
 /// ```swift

@@ -2,7 +2,7 @@ import Foundation
 
 extension PenSample {
     /// Altitude and azimuth from W3C tiltX / tiltY (degrees, -90...90), by the Pointer Events
-    /// Level 3 conversion (INPUT.md).
+    /// Level 3 conversion (docs/spec/INPUT.md).
     ///
     /// ```swift
     /// PenSample.angles(tiltX: 40, tiltY: 0)   // (altitude: 50° in radians, azimuth: 0)

@@ -9,7 +9,7 @@ public enum PointerKind: String, Sendable, Codable, Equatable {
 ///
 /// Positions are in document pixels (fractional). Angles are radians: `altitude` 0 (flat) ...
 /// π/2 (upright), `azimuth` 0 ... 2π (0 = +x, clockwise because y points down). A mouse, or a pen
-/// without pressure hardware, reports pressure 0.5 while pressed (INPUT.md).
+/// without pressure hardware, reports pressure 0.5 while pressed (docs/spec/INPUT.md).
 ///
 /// ```swift
 /// let s = PenSample(x: 10.5, y: 20, pressure: 0.4, altitude: 1.1, azimuth: 0.3)
@@ -58,7 +58,7 @@ public struct PenSample: Sendable, Equatable {
         self.predicted = predicted
     }
 
-    /// `tilt = (π/2 - altitude) / (π/2)`: 0 upright, 1 flat (SEEDS.md).
+    /// `tilt = (π/2 - altitude) / (π/2)`: 0 upright, 1 flat (docs/spec/SEEDS.md).
     public var tilt: Double { (Double.pi / 2 - altitude) / (Double.pi / 2) }
 
     /// The azimuth as a unit vector (dx, dy).
