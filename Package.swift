@@ -55,7 +55,7 @@ let package = Package(
                           path: "Benchmarks/sfumato-bench"),
 
         // Tests, with shared support (reference implementations, photo loading).
-        .target(name: "SfumatoTestSupport", dependencies: ["SfumatoCore", "SfumatoCodecs"], path: "Tests/SfumatoTestSupport"),
+        .target(name: "SfumatoTestSupport", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters"], path: "Tests/SfumatoTestSupport"),
         .testTarget(name: "SfumatoCoreTests", dependencies: ["SfumatoCore", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoCodecsTests", dependencies: ["SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoFiltersTests", dependencies: ["SfumatoFilters", "SfumatoCodecs", "SfumatoTestSupport"]),

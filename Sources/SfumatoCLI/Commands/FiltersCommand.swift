@@ -27,7 +27,7 @@ enum FiltersCommand {
         }
         for d in descriptors {
             let names = [d.coreImageName, d.shortName].compactMap { $0 }.joined(separator: ", ")
-            output.print("\(names) (\(d.category)): \(d.summary)")
+            output.print("\(names) (\(d.category.rawValue)): \(d.summary)")
             for p in d.parameters {
                 var line = "    \(p.shortKey)"
                 if p.key != p.shortKey { line += " (\(p.key))" }
@@ -47,7 +47,7 @@ enum FiltersCommand {
 
     static func jsonObject(_ d: FilterDescriptor) -> [String: Any] {
         var o: [String: Any] = [
-            "name": d.name, "shortName": d.shortName, "displayName": d.displayName, "category": d.category,
+            "name": d.name, "shortName": d.shortName, "displayName": d.displayName, "category": d.category.rawValue,
             "summary": d.summary
         ]
         if let ci = d.coreImageName { o["coreImageName"] = ci }

@@ -20,7 +20,7 @@ public enum EdgeMode: String, Sendable, CaseIterable {
 /// ```swift
 /// GaussianBlur(radius: 8, edges: .clamp).apply(to: photo)
 /// ```
-public struct GaussianBlur: Filter, Equatable {
+public struct GaussianBlur: DeclaredFilter, Equatable {
     /// Standard deviation in pixels, 0...100 (Core Image's range); up to 500 accepted.
     public static let radius = ParameterSpec.number(
         "inputRadius", default: 10, range: 0...500, slider: 0...100,
@@ -28,10 +28,14 @@ public struct GaussianBlur: Filter, Equatable {
     public static let edges = ParameterSpec.choice(
         "edges", default: EdgeMode.grow.rawValue, EdgeMode.allCases.map(\.rawValue),
         help: "grow (Core Image), zero or clamp")
+    public static let fields: [FilterField<GaussianBlur>] = [.number(radius, \.radius), .choice(edges, \.edges)]
     public static let descriptor = FilterDescriptor(
-        displayName: "Gaussian Blur", coreImageName: "CIGaussianBlur", shortName: "gaussian-blur", category: "Blur",
-        summary: "blur with a Gaussian (sigma = radius)", parameters: [radius, edges],
+        displayName: "Gaussian Blur", coreImageName: "CIGaussianBlur", shortName: "gaussian-blur", category: .blur,
+        summary: "blur with a Gaussian (sigma = radius)", parameters: fields.map(\.spec),
         shortNameDefaults: [edges.key: .text(EdgeMode.clamp.rawValue)])
+
+    /// Every parameter at its default.
+    public init() { self.init(radius: 10, edges: .grow) }
 
     public var radius: Double
     public var edges: EdgeMode
@@ -39,18 +43,6 @@ public struct GaussianBlur: Filter, Equatable {
     public init(radius: Double = 10, edges: EdgeMode = .grow) {
         self.radius = radius
         self.edges = edges
-    }
-
-    public init(arguments a: FilterArguments) throws {
-        radius = a.number(Self.radius)
-        edges = EdgeMode(rawValue: a.choice(Self.edges)) ?? .grow
-    }
-
-    public var arguments: FilterArguments {
-        var a = FilterArguments()
-        a.set(Self.radius, .number(radius))
-        a.set(Self.edges, .text(edges.rawValue))
-        return a
     }
 
     public var preservesOpacity: Bool { edges == .clamp || radius < 0.16 }

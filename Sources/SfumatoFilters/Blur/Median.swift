@@ -7,13 +7,17 @@ import SfumatoCore
 /// ```swift
 /// Median(diameter: 5).apply(to: photo)
 /// ```
-public struct Median: Filter, Equatable {
+public struct Median: DeclaredFilter, Equatable {
     public static let diameter = ParameterSpec.integer(
-        "diameter", default: 3, range: 3...63, unit: .pixels,
+        "diameter", default: 3, range: 3...63, unit: .pixels, odd: true,
         help: "window side, odd")
+    public static let fields: [FilterField<Median>] = [.integer(diameter, \.diameter)]
     public static let descriptor = FilterDescriptor(
-        displayName: "Median", coreImageName: nil, shortName: "median", category: "Blur",
-        summary: "per-channel median over a square window (odd diameter), edges clamped", parameters: [diameter])
+        displayName: "Median", coreImageName: nil, shortName: "median", category: .blur,
+        summary: "per-channel median over a square window (odd diameter), edges clamped", parameters: fields.map(\.spec))
+
+    /// Every parameter at its default.
+    public init() { self.init(diameter: 3) }
 
     public var diameter: Int
 
@@ -22,16 +26,11 @@ public struct Median: Filter, Equatable {
         self.diameter = diameter
     }
 
-    public init(arguments a: FilterArguments) throws {
-        let d = Int(a.number(Self.diameter))
-        guard d % 2 == 1 else { throw SfumatoError.invalidArgument("median: diameter must be odd, not \(d)") }
-        diameter = d
-    }
-
-    public var arguments: FilterArguments {
-        var a = FilterArguments()
-        a.set(Self.diameter, .number(Double(diameter)))
-        return a
+    /// An odd window of at least 3 (arguments set by hand skip the declaration's checks).
+    public func validate() throws {
+        guard diameter % 2 == 1, diameter >= 3, diameter <= 63 else {
+            throw SfumatoError.invalidArgument("median: diameter must be odd, 3...63, not \(diameter)")
+        }
     }
 
     public func apply(to image: Image) -> Image {

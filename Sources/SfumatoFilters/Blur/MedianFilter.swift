@@ -6,14 +6,13 @@ import SfumatoCore
 /// ```swift
 /// MedianFilter().apply(to: noisyPhoto)
 /// ```
-public struct MedianFilter: Filter, Equatable {
+public struct MedianFilter: DeclaredFilter, Equatable {
+    public static let fields: [FilterField<MedianFilter>] = []
     public static let descriptor = FilterDescriptor(
-        displayName: "Median", coreImageName: "CIMedianFilter", shortName: "median-filter", category: "Blur",
-        summary: "3x3 per-channel median (removes speckle noise)", parameters: [])
+        displayName: "Median", coreImageName: "CIMedianFilter", shortName: "median-filter", category: .blur,
+        summary: "3x3 per-channel median (removes speckle noise)", parameters: fields.map(\.spec))
 
     public init() {}
-    public init(arguments: FilterArguments) throws {}
-    public var arguments: FilterArguments { FilterArguments() }
 
     public func apply(to image: Image) -> Image {
         _withEdges(image, .clamp) { $0.applying(_MedianKernel(diameter: 3)) }

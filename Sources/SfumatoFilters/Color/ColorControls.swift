@@ -10,7 +10,7 @@ import SfumatoCore
 /// ```swift
 /// ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2).apply(to: photo)
 /// ```
-public struct ColorControls: Filter, Equatable {
+public struct ColorControls: DeclaredFilter, Equatable {
     /// 0 is grey, 1 unchanged; up to 10 accepted (PencilController reaches 8), slider 0...2.
     public static let saturation = ParameterSpec.number(
         "inputSaturation", default: 1, range: 0...10, slider: 0...2,
@@ -23,9 +23,15 @@ public struct ColorControls: Filter, Equatable {
     public static let contrast = ParameterSpec.number(
         "inputContrast", default: 1, range: 0...4, slider: 0.25...4,
         unit: .scalar, help: "scale about mid-grey 0.5")
+    public static let fields: [FilterField<ColorControls>] = [
+        .number(saturation, \.saturation), .number(brightness, \.brightness), .number(contrast, \.contrast)
+    ]
     public static let descriptor = FilterDescriptor(
-        displayName: "Color Controls", coreImageName: "CIColorControls", shortName: "color-controls", category: "Color",
-        summary: "adjust saturation, brightness and contrast", parameters: [saturation, brightness, contrast])
+        displayName: "Color Controls", coreImageName: "CIColorControls", shortName: "color-controls", category: .color,
+        summary: "adjust saturation, brightness and contrast", parameters: fields.map(\.spec))
+
+    /// Every parameter at its default.
+    public init() { self.init(saturation: 1, brightness: 0, contrast: 1) }
 
     public var saturation: Double
     public var brightness: Double
@@ -35,18 +41,6 @@ public struct ColorControls: Filter, Equatable {
         self.saturation = saturation
         self.brightness = brightness
         self.contrast = contrast
-    }
-
-    public init(arguments a: FilterArguments) throws {
-        self.init(saturation: a.number(Self.saturation), brightness: a.number(Self.brightness), contrast: a.number(Self.contrast))
-    }
-
-    public var arguments: FilterArguments {
-        var a = FilterArguments()
-        a.set(Self.saturation, .number(saturation))
-        a.set(Self.brightness, .number(brightness))
-        a.set(Self.contrast, .number(contrast))
-        return a
     }
 
     /// Rec. 709 luma weights as Core Image uses them.

@@ -9,15 +9,21 @@ import SfumatoCore
 /// ```swift
 /// ColorMatrix(r: [0, 1, 0, 0], g: [1, 0, 0, 0], b: [0, 0, 1, 0]).apply(to: photo)   // swap red and green
 /// ```
-public struct ColorMatrix: Filter, Equatable {
+public struct ColorMatrix: DeclaredFilter, Equatable {
     public static let rVector = ParameterSpec.vector("inputRVector", default: [1, 0, 0, 0], count: 4, help: "red row")
     public static let gVector = ParameterSpec.vector("inputGVector", default: [0, 1, 0, 0], count: 4, help: "green row")
     public static let bVector = ParameterSpec.vector("inputBVector", default: [0, 0, 1, 0], count: 4, help: "blue row")
     public static let aVector = ParameterSpec.vector("inputAVector", default: [0, 0, 0, 1], count: 4, help: "alpha row")
     public static let biasVector = ParameterSpec.vector("inputBiasVector", default: [0, 0, 0, 0], count: 4, help: "added after the rows")
+    public static let fields: [FilterField<ColorMatrix>] = [
+        .vector(rVector, \.r), .vector(gVector, \.g), .vector(bVector, \.b), .vector(aVector, \.a), .vector(biasVector, \.bias)
+    ]
     public static let descriptor = FilterDescriptor(
-        displayName: "Color Matrix", coreImageName: "CIColorMatrix", shortName: "color-matrix", category: "Color",
-        summary: "multiply RGBA by a 4x4 matrix and add a bias", parameters: [rVector, gVector, bVector, aVector, biasVector])
+        displayName: "Color Matrix", coreImageName: "CIColorMatrix", shortName: "color-matrix", category: .color,
+        summary: "multiply RGBA by a 4x4 matrix and add a bias", parameters: fields.map(\.spec))
+
+    /// Every parameter at its default.
+    public init() { self.init(r: [1, 0, 0, 0]) }
 
     public var r: [Double], g: [Double], b: [Double], a: [Double], bias: [Double]
 
@@ -27,19 +33,6 @@ public struct ColorMatrix: Filter, Equatable {
     ) {
         precondition([r, g, b, a, bias].allSatisfy { $0.count == 4 }, "each vector has four numbers")
         self.r = r; self.g = g; self.b = b; self.a = a; self.bias = bias
-    }
-
-    public init(arguments x: FilterArguments) throws {
-        self.init(
-            r: x.vector(Self.rVector), g: x.vector(Self.gVector), b: x.vector(Self.bVector),
-            a: x.vector(Self.aVector), bias: x.vector(Self.biasVector))
-    }
-
-    public var arguments: FilterArguments {
-        var x = FilterArguments()
-        x.set(Self.rVector, .vector(r)); x.set(Self.gVector, .vector(g)); x.set(Self.bVector, .vector(b))
-        x.set(Self.aVector, .vector(a)); x.set(Self.biasVector, .vector(bias))
-        return x
     }
 
     /// Whether the filter is linear in premultiplied RGBA.

@@ -7,26 +7,22 @@ import SfumatoCore
 /// ```swift
 /// GammaAdjust(power: 1.5).apply(to: photo)   // darker mid-tones
 /// ```
-public struct GammaAdjust: Filter, Equatable {
+public struct GammaAdjust: DeclaredFilter, Equatable {
     /// The exponent; 0...4 accepted (PencilController reaches 0), slider 0.1...4.
     public static let power = ParameterSpec.number(
         "inputPower", default: 1, range: 0...4, slider: 0.1...4, unit: .scalar,
         help: "exponent applied to each channel")
+    public static let fields: [FilterField<GammaAdjust>] = [.number(power, \.power)]
     public static let descriptor = FilterDescriptor(
-        displayName: "Gamma Adjust", coreImageName: "CIGammaAdjust", shortName: "gamma-adjust", category: "Color",
-        summary: "raise each channel to a power", parameters: [power])
+        displayName: "Gamma Adjust", coreImageName: "CIGammaAdjust", shortName: "gamma-adjust", category: .color,
+        summary: "raise each channel to a power", parameters: fields.map(\.spec))
+
+    /// Every parameter at its default.
+    public init() { self.init(power: 1) }
 
     public var power: Double
 
     public init(power: Double = 1) { self.power = power }
-
-    public init(arguments a: FilterArguments) throws { power = a.number(Self.power) }
-
-    public var arguments: FilterArguments {
-        var a = FilterArguments()
-        a.set(Self.power, .number(power))
-        return a
-    }
 
     public func apply(to image: Image) -> Image {
         if power == 1 { return image.applying([.linear(.identity)], name: Self.descriptor.name) }

@@ -11,28 +11,24 @@ import SfumatoCore
 /// ```swift
 /// HueAdjust(angle: .pi / 3).apply(to: photo)
 /// ```
-public struct HueAdjust: Filter, Equatable {
+public struct HueAdjust: DeclaredFilter, Equatable {
     /// Rotation in radians; any angle up to ±4π is accepted (the PencilController maps the pen's
     /// azimuth to π...3π), a slider covers -π...π.
     public static let angle = ParameterSpec.number(
         "inputAngle", default: 0, range: -4 * .pi...4 * .pi,
         slider: -.pi ... .pi, unit: .radians, help: "rotation about the grey axis")
+    public static let fields: [FilterField<HueAdjust>] = [.number(angle, \.angle)]
     public static let descriptor = FilterDescriptor(
-        displayName: "Hue Adjust", coreImageName: "CIHueAdjust", shortName: "hue-adjust", category: "Color",
-        summary: "rotate hues about the grey axis", parameters: [angle])
+        displayName: "Hue Adjust", coreImageName: "CIHueAdjust", shortName: "hue-adjust", category: .color,
+        summary: "rotate hues about the grey axis", parameters: fields.map(\.spec))
+
+    /// Every parameter at its default.
+    public init() { self.init(angle: 0) }
 
     /// Rotation in radians.
     public var angle: Double
 
     public init(angle: Double = 0) { self.angle = angle }
-
-    public init(arguments a: FilterArguments) throws { angle = a.number(Self.angle) }
-
-    public var arguments: FilterArguments {
-        var a = FilterArguments()
-        a.set(Self.angle, .number(angle))
-        return a
-    }
 
     /// The 3x3 rotation as a 4x4 matrix (alpha kept).
     public var matrix: Matrix4 {

@@ -11,7 +11,7 @@ import SfumatoCore
 /// ```swift
 /// ToneCurve(points: [(0, 0), (0.25, 0.35), (0.5, 0.6), (0.75, 0.85), (1, 1)]).apply(to: photo)
 /// ```
-public struct ToneCurve: Filter, Equatable {
+public struct ToneCurve: DeclaredFilter, Equatable {
     static func point(_ i: Int) -> ParameterSpec {
         let v = Double(i) / 4
         return .vector("inputPoint\(i)", default: [v, v], count: 2, range: 0...1, help: "control point \(i) (x y)")
@@ -21,9 +21,22 @@ public struct ToneCurve: Filter, Equatable {
     public static let point2 = point(2)
     public static let point3 = point(3)
     public static let point4 = point(4)
+    /// Point i is `points[i]` as a two-number vector.
+    public static let fields: [FilterField<ToneCurve>] = [point0, point1, point2, point3, point4].enumerated().map { i, spec in
+        FilterField(
+            spec, read: { .vector([$0.points[i].x, $0.points[i].y]) },
+            write: { f, a in
+                let v = a.vector(spec)
+                guard v.count == 2 else { throw SfumatoError.invalidArgument("CIToneCurve: \(spec.shortKey) needs two numbers (x y)") }
+                f.points[i] = SIMD2(v[0], v[1])
+            })
+    }
     public static let descriptor = FilterDescriptor(
-        displayName: "Tone Curve", coreImageName: "CIToneCurve", shortName: "tone-curve", category: "Color",
-        summary: "map tones through a five-point spline curve", parameters: [point0, point1, point2, point3, point4])
+        displayName: "Tone Curve", coreImageName: "CIToneCurve", shortName: "tone-curve", category: .color,
+        summary: "map tones through a five-point spline curve", parameters: fields.map(\.spec))
+
+    /// Every parameter at its default.
+    public init() { self.init(levels: [0, 0.25, 0.5, 0.75, 1]) }
 
     /// The five control points (x, y), each in 0...1.
     public var points: [SIMD2<Double>]
@@ -40,21 +53,6 @@ public struct ToneCurve: Filter, Equatable {
     public init(levels: [Double]) {
         precondition(levels.count == 5, "five levels")
         self.init(points: levels.enumerated().map { (Double($0.offset) / 4, $0.element) })
-    }
-
-    public init(arguments a: FilterArguments) throws {
-        let specs = [Self.point0, Self.point1, Self.point2, Self.point3, Self.point4]
-        points = specs.map {
-            let v = a.vector($0); return SIMD2(v[0], v[1])
-        }
-    }
-
-    public var arguments: FilterArguments {
-        var a = FilterArguments()
-        for (spec, p) in zip([Self.point0, Self.point1, Self.point2, Self.point3, Self.point4], points) {
-            a.set(spec, .vector([p.x, p.y]))
-        }
-        return a
     }
 
     /// The function the filter applies in gamma-2 space; draw this in a curve editor.

@@ -6,13 +6,17 @@ import SfumatoCore
 /// ```swift
 /// SourceOverCompositing(background: photo).apply(to: inkLayer)
 /// ```
-public struct SourceOverCompositing: Filter {
+public struct SourceOverCompositing: DeclaredFilter {
     public static let backgroundImage = ParameterSpec.image(
         "inputBackgroundImage", short: "background",
         help: "the image underneath")
+    public static let fields: [FilterField<SourceOverCompositing>] = [.image(backgroundImage, \.background, name: \.backgroundName)]
     public static let descriptor = FilterDescriptor(
         displayName: "Source Over Compositing", coreImageName: "CISourceOverCompositing", shortName: "source-over",
-        category: "Composite", summary: "place the image over a background image", parameters: [backgroundImage])
+        category: .composite, summary: "place the image over a background image", parameters: fields.map(\.spec))
+
+    /// Every parameter at its default.
+    public init() { self.init(background: .empty) }
 
     public var background: Image
     /// Where the background came from (a path), for recipes.
@@ -21,20 +25,6 @@ public struct SourceOverCompositing: Filter {
     public init(background: Image, name: String = "background") {
         self.background = background
         backgroundName = name
-    }
-
-    public init(arguments a: FilterArguments) throws {
-        guard let bg = a.image(Self.backgroundImage) else {
-            throw SfumatoError.invalidArgument("CISourceOverCompositing: needs background=IMAGE")
-        }
-        background = bg
-        backgroundName = a.imageNames[Self.backgroundImage.key] ?? "background"
-    }
-
-    public var arguments: FilterArguments {
-        var a = FilterArguments()
-        a.set(Self.backgroundImage, image: background, name: backgroundName)
-        return a
     }
 
     public func apply(to image: Image) -> Image {

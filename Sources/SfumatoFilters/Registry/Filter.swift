@@ -9,8 +9,8 @@ public struct FilterDescriptor: Sendable {
     public let coreImageName: String?
     /// Short kebab-case name for the command line (`hue-adjust`).
     public let shortName: String
-    /// Domain folder: Color, Blur, Convolution, Morphology, Histogram, Composite.
-    public let category: String
+    /// The domain, which is also the folder the filter's file lives in.
+    public let category: FilterCategory
     /// One line on what it does.
     public let summary: String
     /// The parameters, in display order.
@@ -19,13 +19,18 @@ public struct FilterDescriptor: Sendable {
     /// name (`gaussian-blur` clamps its edges, `CIGaussianBlur` keeps Core Image's rule).
     public let shortNameDefaults: [String: ParameterValue]
 
+    /// The file that declares the filter (its path when built), for the check
+    /// that its category matches its folder.
+    public let sourceFile: String
+
     /// The name recipes are written with: the Core Image name when there is one.
     public var name: String { coreImageName ?? shortName }
 
     public init(
-        displayName: String, coreImageName: String?, shortName: String, category: String, summary: String,
-        parameters: [ParameterSpec], shortNameDefaults: [String: ParameterValue] = [:]
+        displayName: String, coreImageName: String?, shortName: String, category: FilterCategory, summary: String,
+        parameters: [ParameterSpec], shortNameDefaults: [String: ParameterValue] = [:], sourceFile: String = #filePath
     ) {
+        self.sourceFile = sourceFile
         self.shortNameDefaults = shortNameDefaults
         self.displayName = displayName
         self.coreImageName = coreImageName
@@ -153,13 +158,9 @@ extension FilterDescriptor {
             }
             a.set(spec, image: image, name: path)
         }
-        for spec in parameters where requireImages && spec.kind == .image && a.image(spec) == nil && spec.defaultValue == nil {
-            if !isOptionalImage(spec) {
-                throw SfumatoError.invalidArgument("\(self.name): needs \(spec.shortKey)=IMAGE")
-            }
+        for spec in parameters where requireImages && spec.kind == .image && a.image(spec) == nil && !spec.optional {
+            throw SfumatoError.invalidArgument("\(self.name): needs \(spec.shortKey)=IMAGE")
         }
         return a
     }
-
-    func isOptionalImage(_ spec: ParameterSpec) -> Bool { spec.help.hasPrefix("optional") }
 }

@@ -8,16 +8,18 @@ import SfumatoCore
 /// let out = filter.apply(to: image)
 /// ```
 public enum FilterRegistry {
-    /// All filter types, in display order.
-    public static let all: [any Filter.Type] =
-        [
-            // Colour (Core Image)
-            HueAdjust.self, ColorControls.self, ExposureAdjust.self, GammaAdjust.self, ToneCurve.self, ColorMatrix.self,
-            // Compositing
-            SourceOverCompositing.self,
-            // Blur and noise
-            GaussianBlur.self, MedianFilter.self
-        ] + _galleryFilters
+    /// All filter types, in display order: the one list a new filter is added to.
+    public static let all: [any DeclaredFilter.Type] = [
+        // Colour (Core Image)
+        HueAdjust.self, ColorControls.self, ExposureAdjust.self, GammaAdjust.self, ToneCurve.self, ColorMatrix.self,
+        // Compositing
+        SourceOverCompositing.self,
+        // Blur and noise
+        GaussianBlur.self, MedianFilter.self,
+        // The Metal Performance Shaders gallery set
+        Median.self, Laplacian.self, Sobel.self, ThresholdBinary.self, Convolution.self, Dilate.self, Erode.self,
+        AreaMax.self, AreaMin.self, Closing.self, Opening.self, HistogramEqualization.self, HistogramSpecification.self
+    ]
 
     /// The filter type `name` names: a Core Image name or a short name, any case.
     public static func filterType(named name: String) throws -> any Filter.Type {

@@ -21,6 +21,8 @@ public enum ParameterUnit: String, Sendable, Equatable {
     case none = ""
     case radians = "rad"
     case pixels = "px"
+    /// Taps of a kernel given with its weights (a size, but not a length that scales with the image).
+    case taps = "taps"
     case stops = "EV"
     case scalar = "x"
 }
@@ -76,8 +78,13 @@ public struct ParameterSpec: Sendable, Equatable {
     public let count: Int?
     /// Allowed names of a choice.
     public let choices: [String]
-    /// Unit, for help and labels.
+    /// Unit, for help and labels. Parameters in ``ParameterUnit/pixels`` are lengths: a filter
+    /// for an image `k` times the size uses `k` times them (``DeclaredFilter/scaled(by:)``).
     public let unit: ParameterUnit
+    /// Whole numbers that must be odd (window sides with a centre pixel).
+    public let odd: Bool
+    /// Images that may be left out.
+    public let optional: Bool
     /// One line of help.
     public let help: String
 
@@ -93,8 +100,10 @@ public struct ParameterSpec: Sendable, Equatable {
     init(
         key: String, shortKey: String? = nil, kind: ParameterKind, defaultValue: ParameterValue?, minimum: Double? = nil,
         maximum: Double? = nil, sliderRange: ClosedRange<Double>? = nil, count: Int? = nil, choices: [String] = [],
-        unit: ParameterUnit = .none, help: String
+        unit: ParameterUnit = .none, odd: Bool = false, optional: Bool = false, help: String
     ) {
+        self.odd = odd
+        self.optional = optional
         self.key = key
         self.shortKey = shortKey ?? ParameterSpec.shortKey(for: key)
         self.kind = kind
@@ -118,14 +127,14 @@ public struct ParameterSpec: Sendable, Equatable {
             maximum: range.upperBound, sliderRange: slider, unit: unit, help: help)
     }
 
-    /// A whole-number parameter allowed in `range`.
+    /// A whole-number parameter allowed in `range` (odd ones only when `odd`).
     public static func integer(
         _ key: String, short: String? = nil, default value: Int, range: ClosedRange<Int>,
-        unit: ParameterUnit = .none, help: String
+        unit: ParameterUnit = .none, odd: Bool = false, help: String
     ) -> ParameterSpec {
         ParameterSpec(
             key: key, shortKey: short, kind: .integer, defaultValue: .number(Double(value)),
-            minimum: Double(range.lowerBound), maximum: Double(range.upperBound), unit: unit, help: help)
+            minimum: Double(range.lowerBound), maximum: Double(range.upperBound), unit: unit, odd: odd, help: help)
     }
 
     /// A vector of `count` numbers (nil `count`: any length), each element in `range` when given.
@@ -151,9 +160,9 @@ public struct ParameterSpec: Sendable, Equatable {
         ParameterSpec(key: key, shortKey: short, kind: .flag, defaultValue: .flag(value), help: help)
     }
 
-    /// Another image.
-    public static func image(_ key: String, short: String? = nil, help: String) -> ParameterSpec {
-        ParameterSpec(key: key, shortKey: short, kind: .image, defaultValue: nil, help: help)
+    /// Another image (one that may be left out when `optional`).
+    public static func image(_ key: String, short: String? = nil, optional: Bool = false, help: String) -> ParameterSpec {
+        ParameterSpec(key: key, shortKey: short, kind: .image, defaultValue: nil, optional: optional, help: help)
     }
 
     /// Whether `name` names this parameter: the key, the short key, or the key without `input`,
@@ -180,6 +189,7 @@ public struct ParameterSpec: Sendable, Equatable {
         case (.integer, .number(let v)):
             guard v == v.rounded() else { throw fail("must be a whole number, not \(_format(v))") }
             try check(v)
+            if odd && Int(v) % 2 == 0 { throw fail("must be odd, not \(_format(v))") }
             return value
         case (.vector, .vector(let v)):
             if let count, v.count != count { throw fail("needs \(count) numbers, not \(v.count)") }
