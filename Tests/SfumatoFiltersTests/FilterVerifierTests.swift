@@ -28,8 +28,9 @@ struct FilterVerifierTests {
         }
     }
 
-    @Test("whole output; tiled, one-thread, streamed and baseline renders give the same bytes",
-          arguments: FilterRegistry.all.map { $0.descriptor.name })
+    @Test(
+        "whole output; tiled, one-thread, streamed and baseline renders give the same bytes",
+        arguments: FilterRegistry.all.map { $0.descriptor.name })
     func renders(_ name: String) throws {
         let type = FilterRegistry.all.first { $0.descriptor.name == name }!
         let (streamed, _) = try ImageIO.open(path: Self.streamedPath)

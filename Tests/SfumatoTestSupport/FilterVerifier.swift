@@ -26,8 +26,10 @@ public enum FilterVerifier {
             }
             values[p.key] = .number(v)
         }
-        return [try type.init(arguments: try d.arguments(values: [:], images: images)),
-                try type.init(arguments: try d.arguments(values: values, images: images))]
+        return [
+            try type.init(arguments: try d.arguments(values: [:], images: images)),
+            try type.init(arguments: try d.arguments(values: values, images: images))
+        ]
     }
 
     /// `F(arguments: f.arguments)` has the same arguments as `f`.

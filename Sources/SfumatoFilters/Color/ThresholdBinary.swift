@@ -3,7 +3,6 @@ import SfumatoCore
     import SfumatoAVX512
 #endif
 
-
 /// Threshold binary: luma = w · RGB; output `maximum` where luma > threshold, else 0, in R, G
 /// and B (alpha kept).
 public struct ThresholdBinary: DeclaredFilter, Equatable {

@@ -3,7 +3,6 @@ import SfumatoCore
     import SfumatoAVX512
 #endif
 
-
 /// Laplacian: the 3x3 kernel [0 1 0; 1 -4 1; 0 1 0] plus a bias on R, G and B, edges clamped;
 /// 8-bit output clamps to 0...1. Alpha is kept (decision: a zero-sum kernel would make an
 /// opaque image transparent).

@@ -3,7 +3,6 @@ import SfumatoCore
     import SfumatoAVX512
 #endif
 
-
 /// Sobel edge magnitude sqrt(Gx² + Gy²) with the standard 3x3 kernels, per channel (alpha kept),
 /// or on luma with grey weights; edges clamped.
 public struct Sobel: DeclaredFilter, Equatable {

@@ -11,7 +11,7 @@ public enum FilterRegistry {
     /// All filter types, in display order: the one list a new filter is added to.
     public static let all: [any DeclaredFilter.Type] = [
         // Colour (Core Image)
-        HueAdjust.self, ColorControls.self, ExposureAdjust.self, GammaAdjust.self, ToneCurve.self, ColorMatrix.self,
+        HueAdjust.self, ColorControls.self, ExposureAdjust.self, GammaAdjust.self, ToneCurve.self, ColorMatrix.self, ColorInvert.self,
         // Compositing
         SourceOverCompositing.self,
         // Blur and noise
