@@ -16,7 +16,7 @@ import tempfile
 import websockets
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "Tests" / "python"))
-from test_studio import PHOTO_SIZE, PHOTOS, Studio  # noqa: E402
+from studio_support import PHOTO_SIZE, PHOTOS, Studio  # noqa: E402
 
 
 def cpu_seconds(pid):

@@ -1,8 +1,12 @@
+import asyncio
 import os
 import pathlib
 import subprocess
 
+import numpy as np
 import pytest
+from PIL import Image
+from playwright.async_api import async_playwright
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 PHOTOS = ROOT / "Tests" / "Fixtures" / "photos"
@@ -30,3 +34,66 @@ def real_photo() -> pathlib.Path:
         if extra and pathlib.Path(extra).exists():
             return pathlib.Path(extra)
     return PHOTOS / "hubble_deep_field.jpg"
+
+
+# ---------------------------------------------------------------------------------------------------
+# The studio's end-to-end fixtures (their helpers are in studio_support.py): a studio on a
+# 1920x1280 photo, and one Chromium a module, driven by one asyncio loop.
+
+from studio_support import CHROMIUM, CHROMIUM_ARGS, PHOTO_SIZE, VIEWPORT, Studio  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def photo(tmp_path_factory):
+    """A 1920x1280 photo: the bundled rocket, resized with Lanczos, stored losslessly. Without its
+    Adobe RGB profile: the studio would (rightly) convert the pixels to sRGB, and the formulas below
+    work on the stored values."""
+    path = tmp_path_factory.mktemp("photo") / "rocket-1920.png"
+    pixels = np.asarray(Image.open(PHOTOS / "rocket.jpg").convert("RGB").resize(PHOTO_SIZE, Image.LANCZOS))
+    Image.fromarray(pixels).save(path)   # a fresh image: no icc_profile carried over
+    return path
+
+
+@pytest.fixture(scope="module")
+def photo_pixels(photo):
+    return np.asarray(Image.open(photo).convert("RGB"))
+
+
+@pytest.fixture
+def studio(sfumato, photo, tmp_path):
+    server = Studio(sfumato, photo, tmp_path).start()
+    yield server
+    server.stop()
+
+
+# ---------------------------------------------------------------------------------------------------
+# The browser: one Chromium for the module, one asyncio loop to drive it.
+
+@pytest.fixture(scope="module")
+def loop():
+    loop = asyncio.new_event_loop()
+    yield loop
+    loop.close()
+
+
+@pytest.fixture(scope="module")
+def browser(loop):
+    playwright = loop.run_until_complete(async_playwright().start())
+    chromium = loop.run_until_complete(playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS))
+    yield chromium
+    loop.run_until_complete(chromium.close())
+    loop.run_until_complete(playwright.stop())
+
+
+@pytest.fixture
+def run(loop, browser):
+    """Runs a scenario coroutine scenario(context) in a fresh browser context (closed afterwards)."""
+    def run_scenario(scenario, timeout=45):
+        async def wrapped():
+            context = await browser.new_context(viewport=VIEWPORT)
+            try:
+                return await scenario(context)
+            finally:
+                await context.close()
+        return loop.run_until_complete(asyncio.wait_for(wrapped(), timeout))
+    return run_scenario

@@ -27,7 +27,7 @@ import websockets
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from conftest import PHOTOS, sfumato_binary  # noqa: E402
-from test_studio import Studio  # noqa: E402
+from studio_support import Studio  # noqa: E402
 
 
 def rss_mib(pid):

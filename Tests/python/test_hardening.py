@@ -20,7 +20,7 @@ import websockets
 import studio_load
 from conftest import PHOTOS
 from netns import Namespace
-from test_studio import Studio
+from studio_support import Studio
 
 LOAD_FILE = pathlib.Path(__file__).with_name("load.json")   # the flood's figures, for the notes
 

@@ -24,8 +24,8 @@ import time
 
 import cdp
 from host_probe import PERIOD_S, HostProbe, overlaps
-from test_studio import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, VIEWPORT, Pen, photo, studio  # noqa: F401 (fixtures)
-from test_studio import document_mapper as mapper
+from studio_support import CHROMIUM, CHROMIUM_ARGS, SCREENSHOTS, VIEWPORT, Pen
+from studio_support import document_mapper as mapper
 
 LATENCY_FILE = pathlib.Path(__file__).with_name("latency.json")
 STROKES = 3          # measured strokes per mode, pooled
@@ -33,7 +33,7 @@ MOVES = 100          # moves per stroke: with the down sample, 101 samples a str
 TARGET_P99_MS = 33   # #8's target, for the count of samples over it (never asserted)
 
 
-def test_latency_is_measured_and_recorded(studio):  # noqa: F811 (the fixture)
+def test_latency_is_measured_and_recorded(studio):
     figures = asyncio.run(asyncio.wait_for(measure(studio.url), 120))
     record = {"unit": "ms", "what": "pen sample (event.timeStamp) to its frame drawn (performance.now())",
               "chromium": subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip(),
