@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "SfumatoInk", dependencies: ["SfumatoCore", "SfumatoFilters"]),
         .target(name: "SfumatoDocument", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "CSQLite", "CCrypto"]),
         .target(name: "SfumatoStudio", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument",
-                                                       "CWebSockets", "CCrypto", "CJPEG"],
+                                                       "CWebSockets", "CCrypto"],
                 resources: [.copy("Resources/web"), .copy("Resources/photos")]),
 
         // The command-line tool: its commands live in a library so tests can drive them.

@@ -24,6 +24,8 @@ public struct EncodeOptions: Sendable {
     public var webpLossless = false
     /// Colour that JPEG output (which has no alpha) is composited over, straight sRGB 0...1.
     public var background: SIMD3<Float> = SIMD3(1, 1, 1)
+    /// JPEG: the fast integer DCT (slightly less exact; for previews that go out many times a second).
+    public var fastDCT = false
 
     public init(
         quality: Int = 90, chromaSubsampling: ChromaSubsampling = .s420, pngBitDepth: Int = 8,

@@ -19,6 +19,23 @@ extension JPEG {
                 _flatten(r, r, source.width, background: options.background)
             }
         }
+        return try withExtendedLifetime(source) {
+            try encode(
+                rows: source.baseAddress, width: source.width, height: source.height, rowBytes: source.rowBytes, gray: gray,
+                options: options)
+        }
+    }
+
+    /// Encodes rows already in memory without copying them: opaque RGBA8 (alpha ignored), or
+    /// grey when `gray`. A region of a bitmap is its first row's address and the bitmap's row bytes.
+    public static func encode(
+        rows: UnsafeRawPointer, width: Int, height: Int, rowBytes: Int, gray: Bool = false,
+        options: EncodeOptions = EncodeOptions()
+    ) throws -> [UInt8] {
+        try options.validate()
+        guard width > 0, height > 0, width <= 65_500, height <= 65_500, rowBytes >= width * (gray ? 1 : 4) else {
+            throw SfumatoError.invalidArgument("JPEG encoding takes 1...65500 pixels a side, not \(width)x\(height)")
+        }
         guard let handle = tjInitCompress() else { throw SfumatoError.io("cannot create a JPEG encoder") }
         defer { tjDestroy(handle) }
         var output: UnsafeMutablePointer<UInt8>?
@@ -31,9 +48,9 @@ extension JPEG {
             }
         let sampling = gray ? Int32(TJSAMP_GRAY.rawValue) : chroma
         let status = tjCompress2(
-            handle, source.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(source.width),
-            Int32(source.rowBytes), Int32(source.height), Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGBA.rawValue),
-            &output, &size, sampling, Int32(options.quality), TJFLAG_ACCURATEDCT)
+            handle, rows.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(rowBytes), Int32(height),
+            Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGBA.rawValue), &output, &size, sampling, Int32(options.quality),
+            options.fastDCT ? TJFLAG_FASTDCT : TJFLAG_ACCURATEDCT)
         defer { if let output { tjFree(output) } }
         guard status == 0, let output else {
             throw SfumatoError.io("JPEG encoding failed: \(String(cString: tjGetErrorStr2(handle)))")

@@ -1,5 +1,5 @@
-import CJPEG
 import Foundation
+import SfumatoCodecs
 import SfumatoCore
 import SfumatoDocument
 import SfumatoFilters
@@ -205,39 +205,32 @@ final class _Preview: @unchecked Sendable {
         _rawBytes(frame, rect)
     }
 
-    /// JPEG of a region of the frame (TurboJPEG straight from the frame buffer, no copy).
+    /// JPEG of a region of the frame, straight from the frame buffer (no copy).
     func jpeg(_ rect: Rect, quality: Int = 85) -> [UInt8]? {
         let r = rect.intersection(bounds)
         if r.isEmpty { return nil }
-        guard let handle = tjInitCompress() else { return nil }
-        defer { tjDestroy(handle) }
-        var output: UnsafeMutablePointer<UInt8>?
-        var size: UInt = 0
-        let start = frame.row(r.y).assumingMemoryBound(to: UInt8.self) + 4 * r.x
-        let status = tjCompress2(
-            handle, start, Int32(r.width), Int32(frame.rowBytes), Int32(r.height), Int32(TJPF_RGBA.rawValue),
-            &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_FASTDCT)
-        defer { if let output { tjFree(output) } }
-        guard status == 0, let output else { return nil }
-        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+        return try? JPEG.encode(
+            rows: frame.row(r.y) + 4 * r.x, width: r.width, height: r.height, rowBytes: frame.rowBytes,
+            options: _Preview.frameOptions(quality: quality))
+    }
+
+    /// Preview frames: 4:2:0 and the fast DCT (they go out many times a second, and are replaced).
+    static func frameOptions(quality: Int) -> EncodeOptions {
+        var o = EncodeOptions(quality: quality)
+        o.chromaSubsampling = .s420
+        o.fastDCT = true
+        return o
     }
 }
 
-/// Decodes a camera frame (JPEG) with TurboJPEG into RGBA8.
+/// Decodes a camera frame (a JPEG of at most 4096x4096) into RGBA8, or nil.
 func _decodeCameraFrame(_ bytes: ArraySlice<UInt8>) -> Bitmap? {
-    guard let handle = tjInitDecompress() else { return nil }
-    defer { tjDestroy(handle) }
-    var w: Int32 = 0, h: Int32 = 0, sub: Int32 = 0, cs: Int32 = 0
-    let data = Array(bytes)
-    guard tjDecompressHeader3(handle, data, UInt(data.count), &w, &h, &sub, &cs) == 0, w > 0, h > 0, w <= 4096, h <= 4096,
-        let b = try? Bitmap(width: Int(w), height: Int(h), format: .rgba8, alpha: .straight)
+    var options = DecodeOptions(pixelLimit: 4096 * 4096)
+    options.applyOrientation = false
+    guard let decoded = try? JPEG.decode(Array(bytes), name: "camera frame", options: options),
+        decoded.bitmap.width <= 4096, decoded.bitmap.height <= 4096
     else { return nil }
-    guard
-        tjDecompress2(
-            handle, data, UInt(data.count), b.baseAddress.assumingMemoryBound(to: UInt8.self), w, Int32(b.rowBytes), h,
-            Int32(TJPF_RGBA.rawValue), TJFLAG_FASTDCT) == 0
-    else { return nil }
-    return b
+    return decoded.bitmap
 }
 
 /// The RGBA bytes of a region of an RGBA8 bitmap, row after row without padding; nil when the
@@ -257,16 +250,11 @@ func _rawBytes(_ b: Bitmap, _ rect: Rect) -> [UInt8]? {
     }
 }
 
-/// JPEG of a whole RGBA8 bitmap.
+/// JPEG of a whole opaque RGBA8 bitmap (a draft or a filtered camera frame).
 func _encodeJPEG(_ b: Bitmap, quality: Int) -> [UInt8]? {
-    guard let handle = tjInitCompress() else { return nil }
-    defer { tjDestroy(handle) }
-    var output: UnsafeMutablePointer<UInt8>?
-    var size: UInt = 0
-    let status = tjCompress2(
-        handle, b.baseAddress.assumingMemoryBound(to: UInt8.self), Int32(b.width), Int32(b.rowBytes), Int32(b.height),
-        Int32(TJPF_RGBA.rawValue), &output, &size, Int32(TJSAMP_420.rawValue), Int32(quality), TJFLAG_FASTDCT)
-    defer { if let output { tjFree(output) } }
-    guard status == 0, let output else { return nil }
-    return Array(UnsafeBufferPointer(start: output, count: Int(size)))
+    try? withExtendedLifetime(b) {
+        try JPEG.encode(
+            rows: b.baseAddress, width: b.width, height: b.height, rowBytes: b.rowBytes,
+            options: _Preview.frameOptions(quality: quality))
+    }
 }
