@@ -285,6 +285,36 @@ struct StudioTests {
         #expect(pixels(2) <= 1_000_000 - pixels(1) + 2_000 && pixels(2) > 300_000, "\(pixels(2))")
     }
 
+    @Test("the page's message names come from the protocol's declarations, and every one it sends exists")
+    func pageNames() throws {
+        let h = try StudioHarness()
+        let done = DispatchSemaphore(value: 0)
+        let box = _ResponseBox()
+        h.studio.handle(HTTPRequest(method: .get, path: "/static/protocol.js")) {
+            box.response = $0; done.signal()
+        }
+        _ = done.wait(timeout: .now() + 10)
+        let script = String(decoding: box.response!.body, as: UTF8.self)
+        let json = try #require(script.range(of: "Object.freeze(").map { script[$0.upperBound...].dropLast(3) })
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as! [String: Any]
+        let client = (object["client"] as! [String: String]).keys.sorted()
+        #expect(client == ClientMessage.Kind.allCases.map(\.rawValue).sorted())
+        #expect((object["server"] as! [String: String]).keys.sorted() == ServerMessage.Kind.allCases.map(\.rawValue).sorted())
+        let web = Fixtures.root.appendingPathComponent("Sources/SfumatoStudio/Resources/web")
+        for file in try FileManager.default.contentsOfDirectory(atPath: web.path) where file.hasSuffix(".js") {
+            let text = try String(contentsOf: web.appendingPathComponent(file), encoding: .utf8)
+            for side in ["client", "server"] {
+                let pattern = try Regex("S\\.protocol\\.\(side)\\.([A-Za-z]+)")
+                for match in text.matches(of: pattern) {
+                    let name = String(match.output[1].substring ?? "")
+                    let known = side == "client" ? client : ServerMessage.Kind.allCases.map(\.rawValue)
+                    #expect(known.contains(name), "\(file) uses \(side) message \(name), which the protocol does not have")
+                }
+            }
+            #expect(!text.contains("type: \""), "\(file) writes a message name by hand")
+        }
+    }
+
     @Test("a render whose client left stops")
     func cancelledRender() throws {
         let h = try StudioHarness()

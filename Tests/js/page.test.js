@@ -18,7 +18,9 @@ function page(url = "http://127.0.0.1:8080/?token=abc123") {
   vm.createContext(context);
   for (const name of ["protocol-fixture", "util", "stats", "curve", "pen"]) {
     const file = name === "protocol-fixture" ? null : path.join(WEB, name + ".js");
-    vm.runInContext(file ? fs.readFileSync(file, "utf8") : "window.Sfumato = {protocol: {client: {}, server: {}}};", context,
+    // The server makes protocol.js from its Swift declarations; the names are the messages' own.
+    const protocol = "window.Sfumato = {protocol: {client: new Proxy({}, {get: (_, k) => k}), server: new Proxy({}, {get: (_, k) => k})}};";
+    vm.runInContext(file ? fs.readFileSync(file, "utf8") : protocol, context,
                     { filename: file || name });
   }
   return context.Sfumato;

@@ -34,9 +34,9 @@
 
   const connection = new S.Connection({ onOpen, onMessage, onFrame, onClose });
   const view = new S.View({ onViewportChange: sendViewport });
-  view.doneListeners.push((header) => connection.send({ type: "drawn", seq: header.seq }));
+  view.doneListeners.push((header) => connection.send({ type: S.protocol.client.drawn, seq: header.seq }));
   const camera = new S.Camera({ connection, view, onChange: (on) => setPressed($("#camera-toggle"), on) });
-  const curveEditor = new S.CurveEditor({ onChange: (levels, final) => connection.send({ type: "curve", levels, final }) });
+  const curveEditor = new S.CurveEditor({ onChange: (levels, final) => connection.send({ type: S.protocol.client.curve, levels, final }) });
   const pressureEditor = new S.PressureCurveEditor({
     onChange: (points) => { state.pressureCurve = points; sendBrush(); },
   });
@@ -65,14 +65,14 @@
     // acks: the page confirms each preview frame once drawn (or skipped), so the server never
     // renders faster than this device can show.
     // rawRegions: a page on this machine takes small regions and drafts as raw pixels (no JPEG either end).
-    connection.send({ type: "hello", ...vp, acks: true, rawRegions: S.util.isLoopback() });
+    connection.send({ type: S.protocol.client.hello, ...vp, acks: true, rawRegions: S.util.isLoopback() });
     // A fresh page takes the document's mode and brush from the first state; a reconnecting page
     // restores its own, since the server ended its session (and a stroke in progress) when it dropped.
     if (isReconnect) {
-      connection.send({ type: "mode", mode: state.mode });
+      connection.send({ type: S.protocol.client.mode, mode: state.mode });
       if (DRAWING_MODES.has(state.mode)) sendBrush();
-      if (state.hold) connection.send({ type: "hold", pair: state.hold });
-      if (state.beforeAfter) connection.send({ type: "beforeAfter", on: true });
+      if (state.hold) connection.send({ type: S.protocol.client.hold, pair: state.hold });
+      if (state.beforeAfter) connection.send({ type: S.protocol.client.beforeAfter, on: true });
       camera.announce();
     }
   }
@@ -85,20 +85,19 @@
   }
 
   function onMessage(message) {
-    const kinds = S.protocol.server;   // the message names, from the server's own declarations
     switch (message.type) {
-      case kinds.state: applyDocument(message.document); break;
-      case kinds.label: showLabel(message.text); break;
-      case kinds.pencil:
+      case S.protocol.server.state: applyDocument(message.document); break;
+      case S.protocol.server.label: showLabel(message.text); break;
+      case S.protocol.server.pencil:
         // The page's own samples drive the pencil while it draws; the server's pose covers the rest.
         if (!pen.drawing && (state.hold || !message.visible)) view.setPencil(message);
         break;
-      case kinds.threshold: showThreshold(message.below); break;
-      case kinds.error:
+      case S.protocol.server.threshold: showThreshold(message.below); break;
+      case S.protocol.server.error:
         console.warn("sfumato server:", message.message);
         util.toast(message.message || "The server refused a message", true);
         break;
-      case kinds.refused:
+      case S.protocol.server.refused:
         // A pen batch the document could not record: say so, rather than let the stroke look saved.
         console.warn("sfumato server refused pen batch", message.batch, "of stroke", message.stroke, ":", message.message);
         util.toast("Part of a stroke could not be saved: " + (message.message || "refused"), true);
@@ -117,7 +116,7 @@
     const key = JSON.stringify(vp);
     if (key === state.lastViewport || !connection.isOpen) return;
     state.lastViewport = key;
-    connection.send({ type: "viewport", ...vp });
+    connection.send({ type: S.protocol.client.viewport, ...vp });
   }
 
   function setConnectionStatus(status) {
@@ -180,7 +179,7 @@
     view.setTailMode(DRAWING_MODES.has(mode));
     if (send) {
       state.lastLocalChange.mode = performance.now();
-      connection.send({ type: "mode", mode });
+      connection.send({ type: S.protocol.client.mode, mode });
       if (DRAWING_MODES.has(mode)) sendBrush();
     }
   }
@@ -192,7 +191,7 @@
     state.hold = pair;
     state.holdSource = source;
     for (const b of $$("[data-adjust]")) b.classList.toggle("active", b.dataset.adjust === pair);
-    connection.send({ type: "hold", pair });
+    connection.send({ type: S.protocol.client.hold, pair });
   }
 
   /** Releases the held pair if `source` holds it (null: whatever holds it). */
@@ -201,7 +200,7 @@
     state.hold = null;
     state.holdSource = null;
     for (const b of $$("[data-adjust]")) b.classList.remove("active");
-    connection.send({ type: "hold", pair: null });
+    connection.send({ type: S.protocol.client.hold, pair: null });
     showLabel(null);
     view.setPencil({ visible: false });
   }
@@ -221,7 +220,7 @@
   function sendBrush() {
     state.lastLocalChange.brush = performance.now();
     connection.send({
-      type: "brush", brush: currentBrush(), color: state.color, keepStrokes: state.keepStrokes,
+      type: S.protocol.client.brush, brush: currentBrush(), color: state.color, keepStrokes: state.keepStrokes,
       pressureCurve: state.pressureCurve,
     });
   }
@@ -271,7 +270,7 @@
     state.presetIndex = (((state.presetIndex + delta) % n) + n) % n;
     state.lastLocalChange.preset = performance.now();
     showPreset();
-    connection.send({ type: "preset", index: state.presetIndex });
+    connection.send({ type: S.protocol.client.preset, index: state.presetIndex });
   }
 
   function onSwipe(direction) {
@@ -282,13 +281,13 @@
 
   // ---- everywhere: history, before/after, open, export, palm rejection -----------------------------------
 
-  function undo() { if (!connection.send({ type: "undo" })) util.api("/api/undo", { method: "POST" }).then(applyDocument).catch(showError); }
-  function redo() { if (!connection.send({ type: "redo" })) util.api("/api/redo", { method: "POST" }).then(applyDocument).catch(showError); }
+  function undo() { if (!connection.send({ type: S.protocol.client.undo })) util.api("/api/undo", { method: "POST" }).then(applyDocument).catch(showError); }
+  function redo() { if (!connection.send({ type: S.protocol.client.redo })) util.api("/api/redo", { method: "POST" }).then(applyDocument).catch(showError); }
 
   function toggleBeforeAfter() {
     state.beforeAfter = !state.beforeAfter;
     setPressed($("#before-after"), state.beforeAfter);
-    connection.send({ type: "beforeAfter", on: state.beforeAfter });
+    connection.send({ type: S.protocol.client.beforeAfter, on: state.beforeAfter });
   }
 
   function exportPhoto(format) {
@@ -345,7 +344,7 @@
       const s = S.stats.snapshot();
       if (s.count && s.count !== statsSentCount) {
         statsSentCount = s.count;
-        connection.send({ type: "stats", ...s });
+        connection.send({ type: S.protocol.client.stats, ...s });
       }
     }, 1000);
   }

@@ -71,7 +71,7 @@
       if (this.stream) for (const track of this.stream.getTracks()) track.stop();
       this.stream = null;
       this.video.srcObject = null;
-      this.connection.send({ type: "camera", on: false, width: WIDTH, height: HEIGHT });
+      this.connection.send({ type: S.protocol.client.camera, on: false, width: WIDTH, height: HEIGHT });
       this.view.showCamera(false);
       this.drawnTimes = [];
       this.updateFps();
@@ -80,7 +80,7 @@
 
     /** Tell the server (again, after a reconnect) that camera frames are coming. */
     announce() {
-      if (this.on) this.connection.send({ type: "camera", on: true, width: WIDTH, height: HEIGHT });
+      if (this.on) this.connection.send({ type: S.protocol.client.camera, on: true, width: WIDTH, height: HEIGHT });
     }
 
     /** One tick per new video frame where the browser can say so, else per animation frame. */

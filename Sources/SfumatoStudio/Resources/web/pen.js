@@ -194,7 +194,7 @@
       const a = this.active;
       const batch = ++this.batchId;
       this.lastSend = performance.now();
-      const sent = this.connection.send({ type: "pen", phase, stroke: a.stroke, batch, samples, predicted });
+      const sent = this.connection.send({ type: S.protocol.client.pen, phase, stroke: a.stroke, batch, samples, predicted });
       if (!sent) return;
       if (a.tracks) S.stats.track(batch, samples.map((s) => s.t));
       if (a.tailColor && samples.length) {
