@@ -304,3 +304,26 @@ def test_a_photo_bomb_is_refused_from_its_header(studio):
     status, _, body = studio.request("/api/open?name=bomb.png", "POST", png)
     assert status == 413 and b"megapixels" in body, (status, body[:200])
     assert studio.document()["width"] == 640
+
+
+def test_idle_connections_cannot_lock_out_a_page(studio):
+    """More idle connections than the limit (512) hold no one out: at the limit the oldest connection that
+    has not sent a request is closed to make room, so a real request still gets in; and a refused client
+    does not keep its connection."""
+    port = port_of(studio)
+    idle = []
+    try:
+        for _ in range(560):
+            idle.append(socket.create_connection(("127.0.0.1", port), timeout=5))
+        time.sleep(0.3)
+        assert studio.document()["width"] == 640
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(f"GET /api/document HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            reply = b""
+            while chunk := s.recv(4096):
+                reply += chunk
+            assert b" 403 " in reply.split(b"\r\n")[0] and b"connection: close" in reply.lower(), reply[:300]
+    finally:
+        for s in idle:
+            s.close()
+    assert studio.document()["width"] == 640

@@ -15,13 +15,13 @@ final class _AtomicFile {
         self.path = path
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
-        var template = Array((folder + "/." + url.lastPathComponent + ".XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let made = TemporaryFiles.create(template: folder + "/." + url.lastPathComponent + ".XXXXXX")
+        let fd = made.fd
         guard fd >= 0 else {
             throw SfumatoError.io("\(path): cannot create a file there (\(String(cString: strerror(errno))))")
         }
-        temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-        slot = TemporaryFiles.register(temporaryPath)
+        temporaryPath = made.path
+        slot = made.slot
         fchmod(fd, 0o644)
         guard let f = fdopen(fd, "wb") else {
             close(fd)

@@ -27,13 +27,42 @@ public enum TemporaryFiles {
         return lock.withLock { _ in
             for i in 0..<capacity where inUse[i] == 0 {
                 let slot = buffers + i * pathBytes
-                bytes.withUnsafeBytes { memcpy(slot, $0.baseAddress!, bytes.count) }
+                _ = bytes.withUnsafeBytes { memcpy(slot, $0.baseAddress!, bytes.count) }
                 slot[bytes.count] = 0
                 inUse[i] = 1
                 return i
             }
             return nil
         }
+    }
+
+    /// Creates a file from a `mkstemp` template (ending in XXXXXX), named inside a registered slot:
+    /// the slot holds the final name before the file exists, so an interrupt at any moment removes
+    /// it. Returns the descriptor, the path and the slot (nil when the table is full).
+    public static func create(template: String) -> (fd: Int32, path: String, slot: Int?) {
+        let bytes = Array(template.utf8)
+        let slot: Int? =
+            bytes.count < pathBytes
+            ? lock.withLock { _ in
+                for i in 0..<capacity where inUse[i] == 0 {
+                    let p = buffers + i * pathBytes
+                    _ = bytes.withUnsafeBytes { memcpy(p, $0.baseAddress!, bytes.count) }
+                    p[bytes.count] = 0
+                    // The X's first: until mkstemp writes the name, the slot names no file.
+                    inUse[i] = 1
+                    return i
+                }
+                return nil
+            } : nil
+        if let slot {
+            let p = buffers + slot * pathBytes
+            let fd = mkstemp(p)
+            if fd < 0 { unregister(slot); return (fd, template, nil) }
+            return (fd, String(cString: p), slot)
+        }
+        var local = Array(template.utf8CString)
+        let fd = local.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        return (fd, local.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }, nil)
     }
 
     /// Forgets a slot (its file was renamed into place or removed).

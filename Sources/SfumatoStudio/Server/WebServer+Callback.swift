@@ -17,18 +17,31 @@ func _sfumatoLwsCallback(
         server.flushMailbox()
         return 0
 
-    // The connection limit: sockets are counted from creation to destruction, and one over
-    // the limit is closed as it is accepted.
+    // The connection limit: sockets are counted from creation to destruction. At the limit, the
+    // oldest connection that has not sent a request yet is closed to make room; when every one
+    // has, the new connection is closed instead.
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-        return server.sockets.count >= server.limits.maximumConnections ? 1 : 0
+        guard server.sockets.count >= server.limits.maximumConnections else { return 0 }
+        guard !server.waiting.isEmpty else { return 1 }
+        let idle = server.waiting.removeFirst()
+        server.sockets.remove(idle)  // counted out now; its WSI_DESTROY follows
+        lws_set_timeout(idle, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC)
+        return 0
     case LWS_CALLBACK_WSI_CREATE:
-        if let wsi { server.sockets.insert(wsi) }
+        if let wsi {
+            server.sockets.insert(wsi)
+            server.waiting.append(wsi)
+        }
         return 0
     case LWS_CALLBACK_WSI_DESTROY:
-        if let wsi { server.sockets.remove(wsi) }
+        if let wsi {
+            server.sockets.remove(wsi)
+            server.waiting.removeAll { $0 == wsi }
+        }
         return 0
 
     case LWS_CALLBACK_HTTP:
+        if let wsi { server.waiting.removeAll { $0 == wsi } }
         return server.httpRequest(wsi, user, input)
 
     case LWS_CALLBACK_HTTP_BODY:
@@ -65,6 +78,7 @@ func _sfumatoLwsCallback(
         return 0
 
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+        if let wsi { server.waiting.removeAll { $0 == wsi } }
         return server.filterUpgrade(wsi)
 
     case LWS_CALLBACK_ESTABLISHED:
@@ -122,15 +136,13 @@ extension WebServer {
         let hasBody =
             (Int(header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) ?? "") ?? 0) > 0
             || header(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil
-        func refuse(_ r: HTTPResponse) -> Int32 {
+        func refuse(_ r: HTTPResponse, keepAlive: Bool = false) -> Int32 {
             c.dispatched = true
-            // A body that will not be read must not be taken for the next request.
-            c.closeAfterResponse = hasBody
+            // A body that will not be read must not be taken for the next request, and a client
+            // that was refused does not keep a connection (a slot of the limit) open.
+            c.closeAfterResponse = hasBody || !keepAlive
             respond(c, r)
             return 0
-        }
-        guard [.get, .head, .post].contains(c.method) else {
-            return refuse(.methodNotAllowed(c.method, path: c.path, allowed: [.get, .head, .post]))
         }
         switch decide(wsi, path: c.path, query: c.query) {
         case .deny(let status, let message):
@@ -139,10 +151,13 @@ extension WebServer {
         case .allow(let setCookie):
             c.setCookie = setCookie
         }
+        guard [.get, .head, .post].contains(c.method) else {
+            return refuse(.methodNotAllowed(c.method, path: c.path, allowed: [.get, .head, .post]), keepAlive: true)
+        }
         if c.method == .post {
             let declared = Int(header(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) ?? "") ?? 0
             if declared > limits.maximumBodyBytes {
-                return refuse(.error(413, "request body of \(declared) bytes is over the limit of \(limits.maximumBodyBytes)"))
+                return refuse(.error(413, "request body of \(declared) bytes is over the limit of \(limits.maximumBodyBytes)"), keepAlive: true)
             }
             if hasBody { return 0 }  // wait for HTTP_BODY / HTTP_BODY_COMPLETION
         }

@@ -74,6 +74,9 @@ public final class WebServer: MessageTransport, @unchecked Sendable {
     var connections: [Int: Connection] = [:]
     /// Accepted sockets (for the connection limit), by wsi; touched on the service thread only.
     var sockets = Set<OpaquePointer>()
+    /// Accepted sockets that have not yet sent a request, oldest first: at the limit, the oldest
+    /// makes room for a new connection (so idle connections cannot lock everyone else out).
+    var waiting: [OpaquePointer] = []
     var webSockets = 0
     private var nextID = 1
     private var thread: Thread?
