@@ -20,7 +20,8 @@ import SfumatoDocument
 ///   explain KEY WS SPEC...           the render plan                      -> plan lines, then end
 ///   threads N                        threads for later renders            -> ok
 ///   fusion on|off                    fuse consecutive point filters (on)  -> ok
-///   ink N WIDTH                      an N-sample stroke on a 1920x1280 layer -> ms T batch4 T p99 T
+///   ink N WIDTH [pencil]             an N-sample stroke on a 1920x1280 layer -> ms T batch4 T p99 T
+///                                    (pencil: a flat pencil's shading, 60 px wide whatever WIDTH)
 ///   doc PHOTO FOLDER                 document commit times and size         -> edit T batch T end T size BYTES
 ///   quit
 /// Errors answer `error MESSAGE`.
@@ -120,13 +121,17 @@ enum BenchServer {
             reply("ms \(ms)")
         case "ink":
             // ink N WIDTH: a N-sample stroke WIDTH px wide across a 1920x1280 layer (whole, median of 15),
-            // then the median time of extending a stroke by batches of 4 samples.
+            // then the median time of extending a stroke by batches of 4 samples. With `pencil`, the
+            // pencil's graphite shading (altitude 0.1: 60 px wide) at half pressure.
             let n = Int(a[0]) ?? 1000, width = Double(a[1]) ?? 60
+            let pencil = a.count > 2 && a[2] == "pencil"
             let samples = (0..<n).map { k -> PenSample in
                 let t = Double(k) / Double(n - 1)
-                return PenSample(x: 100 + 1700 * t, y: 640 + 400 * sin(t * 9), pressure: 1, altitude: 1.2, timestamp: Double(k))
+                return PenSample(
+                    x: 100 + 1700 * t, y: 640 + 400 * sin(t * 9), pressure: pencil ? 0.5 : 1, altitude: pencil ? 0.1 : 1.2,
+                    timestamp: Double(k))
             }
-            let settings = BrushSettings(kind: .pen, color: "#336699", width: [width, width])
+            let settings = pencil ? BrushSettings(kind: .pencil) : BrushSettings(kind: .pen, color: "#336699", width: [width, width])
             let layer = try InkLayer(width: 1920, height: 1280)
             // A warm layer, as in the studio (the first touch of fresh pages is the kernel's cost).
             layer.draw(Stroke(brush: settings, samples: samples))

@@ -152,3 +152,39 @@ test("a second stroke gets the next stroke number; a move of another pointer is 
   assert.deepEqual(sent.map((m) => [m.phase, m.stroke]), [["down", 1], ["up", 1], ["down", 2], ["up", 2]]);
   assert.ok(sent.every((m) => !m.samples.some((s) => s.x === 5)));
 });
+
+test("the WebGL pencil's capsule projects to cos(altitude) of its length, along the azimuth", () => {
+  const context = { window: {}, Math, console };
+  context.window = context;
+  context.Sfumato = {};
+  vm.createContext(context);
+  vm.runInContext(fs.readFileSync(path.join(WEB, "pencil-gl.js"), "utf8"), context);
+  const P = context.Sfumato.PencilGL;
+  const length = 200;
+  for (const altitude of [0, 0.3, Math.PI / 6, 0.9, 1.3, Math.PI / 2]) {
+    for (const azimuth of [0, 0.7, Math.PI / 2, 2.5, -1.2]) {
+      const tip = P.project([0, 0, 0], 50, 60, altitude, azimuth, length);
+      const end = P.project([0, P.HEIGHT, 0], 50, 60, altitude, azimuth, length);
+      assert.ok(Math.hypot(tip[0] - 50, tip[1] - 60) < 1e-9, "the pivot is the tip");
+      const dx = end[0] - tip[0], dy = end[1] - tip[1];
+      assert.ok(Math.abs(Math.hypot(dx, dy) - length * Math.cos(altitude)) < 1, `altitude ${altitude}: ${Math.hypot(dx, dy)}`);
+      if (altitude < 1.5) {
+        const direction = Math.atan2(dy, dx), error = Math.abs(Math.atan2(Math.sin(direction - azimuth), Math.cos(direction - azimuth)));
+        assert.ok(error < 1e-6, `azimuth ${azimuth}: the body points at ${direction}`);
+      }
+      // The raised end is nearer the viewer (+z) the more upright the pencil stands.
+      const z = P.rotation(altitude, azimuth)[2][1];
+      assert.ok(Math.abs(z - Math.sin(altitude)) < 1e-9);
+    }
+  }
+  // The mesh: a closed capsule of radius 0.05 from y 0 to 1.
+  const mesh = P.capsuleMesh();
+  let minY = Infinity, maxY = -Infinity, maxR = 0;
+  for (let i = 0; i < mesh.vertices.length; i += 7) {
+    minY = Math.min(minY, mesh.vertices[i + 1]);
+    maxY = Math.max(maxY, mesh.vertices[i + 1]);
+    maxR = Math.max(maxR, Math.hypot(mesh.vertices[i], mesh.vertices[i + 2]));
+  }
+  assert.ok(Math.abs(minY) < 1e-6 && Math.abs(maxY - 1) < 1e-6 && Math.abs(maxR - 0.05) < 1e-6);   // float32
+  assert.ok(mesh.indices.every((i) => i < mesh.vertices.length / 7));
+});

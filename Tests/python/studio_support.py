@@ -437,7 +437,11 @@ async def pencil_alpha(tab, x, y):
         const o = document.getElementById('pencil-canvas');
         if (o.hidden) return {tip: 0, along: 0, against: 0};
         const r = o.getBoundingClientRect(), k = o.width / r.width;
-        const ctx = o.getContext('2d');
+        // A copy in 2D: the pencil's own canvas may hold a WebGL context.
+        const copy = document.createElement('canvas');
+        copy.width = o.width; copy.height = o.height;
+        const ctx = copy.getContext('2d');
+        ctx.drawImage(o, 0, 0);
         const peek = (px, py) => {
             const d = ctx.getImageData(Math.round((px - r.left) * k) - 3, Math.round((py - r.top) * k) - 3, 7, 7).data;
             let m = 0; for (let i = 3; i < d.length; i += 4) m = Math.max(m, d[i]); return m;

@@ -12,7 +12,7 @@ public struct InkPoint: Sendable, Equatable {
     public var opacity: Double
     /// Straight sRGB-encoded colour, 0...1.
     public var color: SIMD3<Float>
-    /// Whether the pencil-grain texture modulates coverage (shading).
+    /// Whether the point lays graphite on the paper's tooth (the pencil's shading) rather than solid ink.
     public var textured: Bool
 
     public init(x: Double, y: Double, radius: Double, opacity: Double, color: SIMD3<Float>, textured: Bool = false) {

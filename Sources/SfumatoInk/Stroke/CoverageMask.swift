@@ -19,8 +19,8 @@ final class _CoverageMask {
     private(set) var tiles: [Int: UnsafeMutablePointer<Float>] = [:]
     /// Bounds of everything drawn, in layer pixels.
     private(set) var bounds = Rect.zero
-    let grain: PencilGrain
-    /// Layer pixels per document pixel (the grain stays fixed in document space).
+    let paper: PaperTooth
+    /// Layer pixels per document pixel (the paper stays fixed in document space).
     let scale: Double
     /// Per piece drawn: its start colour and its colour change along it (w unused).
     private(set) var palette: [SIMD4<Float>] = []
@@ -29,9 +29,9 @@ final class _CoverageMask {
     private var spans = UnsafeMutablePointer<Int>.allocate(capacity: 2 * 256)
     private var spanCapacity = 256
 
-    init(scale: Double, grain: PencilGrain = .shared) {
+    init(scale: Double, paper: PaperTooth = .shared) {
         self.scale = scale
-        self.grain = grain
+        self.paper = paper
     }
 
     deinit {
@@ -66,6 +66,12 @@ final class _CoverageMask {
         return v
     }
 
+    /// How far passes of the piece a key names may take a layer's alpha (1, or graphite's sheen).
+    @inline(__always)
+    static func limit(key: Float, palette: UnsafePointer<SIMD4<Float>>) -> Float {
+        palette[2 * (Int(unsafeBitCast(key, to: Int32.self)) >> 12)].w
+    }
+
     /// The mask's value at a layer pixel (premultiplied RGBA).
     func value(x: Int, y: Int) -> SIMD4<Float> {
         let s = _CoverageMask.tileSize
@@ -79,8 +85,15 @@ final class _CoverageMask {
     /// Draws a piece with analytic anti-aliasing (coverage = clamp(r - d + 0.5), d the distance
     /// to the piece's axis, r its radius there), keeping the stronger value per pixel. Returns the
     /// pixels touched, clipped to `clip`.
+    ///
+    /// A textured piece (graphite, whose coverage is the same function of distance for every
+    /// piece) evaluates only the pixels it is nearest to: its body, the wedge outside the bend at
+    /// its start (`previous`: the direction of the piece before it; nil for a stroke's first
+    /// piece, which draws its whole start cap) and its end cap if `endCap` (the stroke's last
+    /// piece). A chain of short pieces then evaluates each pixel about once, not once per piece
+    /// whose cap reaches it.
     @discardableResult
-    func draw(_ p: _Piece, clip: Rect) -> Rect {
+    func draw(_ p: _Piece, clip: Rect, previous: SIMD2<Float>? = nil, endCap: Bool = true) -> Rect {
         let bb = p.bounds
         let area = Rect(x: bb.x0, y: bb.y0, width: bb.x1 - bb.x0, height: bb.y1 - bb.y0).intersection(clip)
         if area.isEmpty { return .zero }
@@ -94,16 +107,32 @@ final class _CoverageMask {
         // the palette.
         if palette.count / 2 >= _CoverageMask.maxPieces { palette.removeLast(2) }
         let keyBase = Int32(palette.count / 2) &<< 12
-        palette.append(SIMD4(p.ca, 0))
+        // The colour's w carries how far passes of this piece may take the layer's alpha (graphite's sheen).
+        palette.append(SIMD4(p.ca, p.textured ? _Graphite.sheen : 1))
         palette.append(SIMD4(p.cb - p.ca, 0))
         // The most this piece can give a pixel: pixels already holding that much are skipped
         // (inside a wide opaque stroke most of a piece's box is), which changes nothing because
         // a tie never replaces the value already there.
         let ceiling = max(p.oa, p.ob)
         // Beyond this distance from the axis no pixel centre gets coverage (hairlines reach 1 px).
-        let reach = max(p.ar, p.br, 0.5) + 1
-        let lanes = SIMD4<Float>(0.5, 1.5, 2.5, 3.5)  // pixel centres of four columns (a local: no lazy-global check per use)
         let textured = p.textured
+        let reach = max(p.ar, p.br, 0.5) + 1 + (textured ? _Graphite.reach(max(p.ar, p.br)) : 0)
+        let lanes = SIMD4<Float>(0.5, 1.5, 2.5, 3.5)  // pixel centres of four columns (a local: no lazy-global check per use)
+        // Graphite's streaks run along the stroke: the streak profile at the signed distance from its
+        // axis (document pixels), the same on both sides of a joint, as the ridges of a worn lead.
+        let length = len2.squareRoot()
+        let (nx, ny): (Float, Float) = length > 1e-6 ? (-dy / length, dx / length) : (0, 1)
+        let paper = _PaperSampler(paper: self.paper, scale: scale)
+        let graphiteReach = _Graphite.reach(max(p.ar, p.br))
+        let startCap = previous == nil || previous! == .zero
+        let before = previous ?? .zero
+        /// Whether this piece is the one a textured pixel is evaluated by (see above).
+        @inline(__always) func mine(_ projection: SIMD4<Float>, _ px: SIMD4<Float>, _ py: Float) -> SIMDMask<SIMD4<Int32>> {
+            let behind = projection .< 0, ahead = projection .> 1
+            var m = .!(behind .| ahead)
+            m = m .| (startCap ? behind : behind .& ((px * before.x + py * before.y) .>= 0))
+            return endCap ? m .| ahead : m
+        }
         // Each row's columns within reach of the piece (its capsule crosses a row in one
         // interval; a diagonal piece's box is mostly empty), computed once for all tiles.
         if spanCapacity < area.height {
@@ -137,7 +166,7 @@ final class _CoverageMask {
                 let t = tile(tx, ty)
                 for y in cell.y..<cell.maxY {
                     let py = Float(y) + 0.5 - p.ay
-                    let gy = textured ? Int((Double(y) / scale).rounded(.down)) : 0
+                    let paperRow = paper.documentRow(y)
                     // Coverage and key planes, indexed by layer column.
                     let row = t + (y - ty * s) * s - tx * s
                     let keys = row + s * s
@@ -152,21 +181,27 @@ final class _CoverageMask {
                         let held = UnsafeRawPointer(row + x).loadUnaligned(as: SIMD4<Float>.self)
                         if all(held .>= ceiling) { x += 4; continue }
                         let px = (SIMD4<Float>(repeating: Float(x)) + lanes) - p.ax
-                        let u = _clamp01((px * dx + py * dy) * inv)
+                        let projection = (px * dx + py * dy) * inv
+                        let u = _clamp01(projection)
                         let ex = px - u * dx, ey = py - u * dy
                         let d = (ex * ex + ey * ey).squareRoot()
                         let r = p.ar + u * dr
-                        var c = _clamp01(r - d + 0.5)
-                        c.replace(with: 2 * r * _clamp01(1 - d), where: r .< 0.5)
-                        if all(c .<= 0) { x += 4; continue }
-                        c *= p.oa + u * dopacity
-                        // Untextured, only lanes that beat what is held change (c <= ceiling).
-                        if !textured && !any(c .> held) { x += 4; continue }
+                        var c: SIMD4<Float>
                         if textured {
-                            let open = (held .< ceiling) .& (c .> 0)
-                            for l in 0..<4 where open[l] {
-                                c[l] *= grain.value(x: Int((Double(x + l) / scale).rounded(.down)), y: gy)
-                            }
+                            // Graphite on the paper (its edge reaches past r).
+                            let open = (held .< ceiling) .& (d .< r + graphiteReach) .& mine(projection, px, py)
+                            if !any(open) { x += 4; continue }
+                            c = _Graphite.coverage(
+                                d: d, r: r, opacity: p.oa + u * dopacity, tooth: paper.heights(x: x, row: paperRow),
+                                streak: paper.streak(ex * nx + ey * ny))
+                            c.replace(with: 0, where: .!open)
+                        } else {
+                            c = _clamp01(r - d + 0.5)
+                            c.replace(with: 2 * r * _clamp01(1 - d), where: r .< 0.5)
+                            if all(c .<= 0) { x += 4; continue }
+                            c *= p.oa + u * dopacity
+                            // Only lanes that beat what is held change (c <= ceiling).
+                            if !any(c .> held) { x += 4; continue }
                         }
                         let better = c .> held
                         if any(better) {
@@ -181,22 +216,27 @@ final class _CoverageMask {
                         defer { x += 1 }
                         if row[x] >= ceiling { continue }
                         let px = (Float(x) + 0.5) - p.ax
-                        let u = min(max((px * dx + py * dy) * inv, 0), 1)
+                        let projection = (px * dx + py * dy) * inv
+                        if textured && !mine(SIMD4(repeating: projection), SIMD4(repeating: px), py)[0] { continue }
+                        let u = min(max(projection, 0), 1)
                         let ex = px - u * dx, ey = py - u * dy
                         let d = (ex * ex + ey * ey).squareRoot()
                         let r = p.ar + u * dr
                         var c: Float
-                        if r >= 0.5 {
+                        if textured {
+                            // The same arithmetic as four lanes (lane 0 of a run starting here).
+                            c =
+                                _Graphite.coverage(
+                                    d: SIMD4(repeating: d), r: SIMD4(repeating: r), opacity: SIMD4(repeating: p.oa + u * dopacity),
+                                    tooth: paper.heights(x: x, row: paperRow), streak: paper.streak(SIMD4(repeating: ex * nx + ey * ny)))[0]
+                        } else if r >= 0.5 {
                             c = min(max(r - d + 0.5, 0), 1)
                         } else {
                             // Hairlines: coverage proportional to width, fading over a pixel.
                             c = 2 * r * min(max(1 - d, 0), 1)
                         }
                         if c <= 0 { continue }
-                        c *= p.oa + u * dopacity
-                        if p.textured {
-                            c *= grain.value(x: Int((Double(x) / scale).rounded(.down)), y: Int((Double(y) / scale).rounded(.down)))
-                        }
+                        if !textured { c *= p.oa + u * dopacity }
                         if c > row[x] {
                             row[x] = c
                             keys[x] = unsafeBitCast(keyBase | _roundedInts(SIMD4(repeating: u * 4095))[0], to: Float.self)

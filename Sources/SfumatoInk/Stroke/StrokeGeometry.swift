@@ -9,9 +9,12 @@ struct _Piece {
     var ca: SIMD3<Float>, cb: SIMD3<Float>
     var textured: Bool
 
+    /// From its start to its end, in layer pixels.
+    var direction: SIMD2<Float> { SIMD2(bx - ax, by - ay) }
+
     /// Pixels the piece may touch (with a pixel of anti-aliasing margin).
     var bounds: (x0: Int, y0: Int, x1: Int, y1: Int) {
-        let r = max(ar, br) + 1.5
+        let r = max(ar, br) + 1.5 + (textured ? _Graphite.reach(max(ar, br)) : 0)
         return (
             Int((min(ax, bx) - r).rounded(.down)), Int((min(ay, by) - r).rounded(.down)),
             Int((max(ax, bx) + r).rounded(.up)), Int((max(ay, by) + r).rounded(.up))

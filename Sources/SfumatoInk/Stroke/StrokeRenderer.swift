@@ -60,7 +60,7 @@ public final class StrokeRenderer: @unchecked Sendable {
         // run being merged; runs that can no longer grow are drawn final.
         while finalSpans + 2 < points.count {
             for piece in _StrokeGeometry.span(points, finalSpans, scale: scale) {
-                for done in run.add(piece) { dirty = dirty.union(committed.draw(done, clip: clip)) }
+                for done in run.add(piece) { dirty = dirty.union(commit(done, last: false)) }
             }
             finalSpans += 1
         }
@@ -70,21 +70,33 @@ public final class StrokeRenderer: @unchecked Sendable {
 
     /// Consecutive final pieces that one straight piece can stand for.
     private var run = _PieceRun()
+    /// The direction of the last piece drawn final (where the next piece's start wedge is measured from).
+    private var lastFinal: SIMD2<Float>?
+
+    /// Draws a piece final; `last`: the stroke's very last piece (with its end cap).
+    private func commit(_ piece: _Piece, last: Bool) -> Rect {
+        defer { lastFinal = piece.direction }
+        return committed.draw(piece, clip: clip, previous: lastFinal, endCap: last)
+    }
 
     /// Draws the newest span (or the first dot) provisionally.
     private func redrawProvisional() -> Rect {
         provisional.clear()
-        var area = Rect.zero
-        for piece in run.pending { area = area.union(provisional.draw(piece, clip: clip)) }
+        var pieces = run.pending
         if points.count == 1 {
-            area = provisional.draw(
+            pieces = [
                 _StrokeGeometry.piece(
-                    SIMD2(points[0].x, points[0].y), SIMD2(points[0].x, points[0].y),
-                    points[0], points[0], 0, 1, scale), clip: clip)
+                    SIMD2(points[0].x, points[0].y), SIMD2(points[0].x, points[0].y), points[0], points[0], 0, 1, scale)
+            ]
         } else if points.count >= 2 {
-            for piece in _StrokeGeometry.span(points, points.count - 2, scale: scale) {
-                area = area.union(provisional.draw(piece, clip: clip))
-            }
+            pieces += _StrokeGeometry.span(points, points.count - 2, scale: scale)
+        }
+        // A chain continuing the final pieces, the newest one ending the stroke for now.
+        var area = Rect.zero
+        var previous = lastFinal
+        for (k, piece) in pieces.enumerated() {
+            area = area.union(provisional.draw(piece, clip: clip, previous: previous, endCap: k == pieces.count - 1))
+            previous = piece.direction
         }
         let dirty = area.union(provisionalBounds)
         provisionalBounds = area
@@ -106,8 +118,10 @@ public final class StrokeRenderer: @unchecked Sendable {
         } else if points.count >= 2 {
             last = _StrokeGeometry.span(points, points.count - 2, scale: scale)
         }
-        for piece in last { for done in run.add(piece) { dirty = dirty.union(committed.draw(done, clip: clip)) } }
-        for done in run.flush() { dirty = dirty.union(committed.draw(done, clip: clip)) }
+        var final: [_Piece] = []
+        for piece in last { final += run.add(piece) }
+        final += run.flush()
+        for (k, piece) in final.enumerated() { dirty = dirty.union(commit(piece, last: k == final.count - 1)) }
         return dirty
     }
 
@@ -189,7 +203,11 @@ public final class StrokeRenderer: @unchecked Sendable {
                                 if let p, p[base + i] > cover { cover = p[base + i]; key = p[s * s + base + i]; palette = provisionalPalette }
                                 if cover <= 0 { continue }
                                 if over {
-                                    out[i] = _CoverageMask.color(cover, key: key, palette: palette.baseAddress!) + out[i] * (1 - cover)
+                                    // Toward the piece's limit (1, or graphite's sheen): alpha a becomes a + cover (limit - a).
+                                    let limit = _CoverageMask.limit(key: key, palette: palette.baseAddress!)
+                                    let a = out[i].w
+                                    let k = limit >= 1 ? cover : (a >= limit ? 0 : cover * (limit - a) / (1 - a))
+                                    if k > 0 { out[i] = _CoverageMask.color(k, key: key, palette: palette.baseAddress!) + out[i] * (1 - k) }
                                 } else {
                                     out[i] = out[i] * (1 - cover)
                                 }

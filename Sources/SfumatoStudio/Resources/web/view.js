@@ -50,8 +50,11 @@
       this.overlayCtx = this.overlay.getContext("2d");
       this.overlayInked = false;    // whether #overlay holds anything to clear
       this.tailMode = false;        // whether the mode draws strokes (see setTailMode)
-      this.pencilCanvas = document.getElementById("pencil-canvas");
-      this.pencilCtx = this.pencilCanvas.getContext("2d");
+      // WebGL where the GPU draws it; a software WebGL (SwiftShader, llvmpipe) costs a frame more
+      // than the 2D drawing (Benchmarks/pencil_frame_cost.py). ?pencil=webgl or ?pencil=2d decides.
+      const pencilParam = new URLSearchParams(location.search).get("pencil");
+      this.setUpPencil(document.getElementById("pencil-canvas"),
+                       pencilParam === "webgl" || (pencilParam !== "2d" && !S.util.rendersInSoftware()));
       this.onViewportChange = onViewportChange;
 
       this.docWidth = 0;            // document (full-resolution) size, from the server's state
@@ -198,7 +201,7 @@
 
     /**
      * The first drafts of the first drag paid for starting the draft decoder (about 50 ms in
-     * Chromium) and for the pencil's first gradients: both are done once, off the drag, with the
+     * Chromium) and for the 2D pencil's first gradients: both are done once, off the drag, with the
      * first sharp frame's bytes and an offscreen canvas.
      */
     warmDraftPath(frame) {
@@ -209,9 +212,11 @@
           decodeImage({ header: { draft: true }, image: frame.image, type: frame.type })
             .then((image) => image.close(), () => {});
         }
-        const c = document.createElement("canvas");
-        c.width = c.height = 64;
-        S.drawPencil(c.getContext("2d"), 32, 32, 1, 0, 1, 110);
+        if (!this.pencilGL) {
+          const c = document.createElement("canvas");
+          c.width = c.height = 64;
+          S.drawPencil(c.getContext("2d"), 32, 32, 1, 0, 1, 110);
+        }
       }, 0);
     }
 
@@ -459,7 +464,7 @@
       const at = this.docToStage(p.x, p.y);
       const box = this.canvasRect();
       const length = S.util.clamp(0.32 * Math.min(box.width, box.height), 110, 300);
-      const bounds = S.pencilBounds(at.x, at.y, p.altitude, p.azimuth, length);
+      const bounds = (this.pencilGL ? S.PencilGL.bounds : S.pencilBounds)(at.x, at.y, p.altitude, p.azimuth, length);
       const dpr = window.devicePixelRatio || 1;
       const x0 = Math.floor(bounds.left), y0 = Math.floor(bounds.top);
       const width = Math.ceil((Math.ceil(bounds.right) - x0) * dpr), height = Math.ceil((Math.ceil(bounds.bottom) - y0) * dpr);
@@ -470,14 +475,49 @@
         c.style.height = `${c.height / dpr}px`;
         this.pencilDpr = dpr;
       }
-      const ctx = this.pencilCtx;
-      ctx.setTransform(1, 0, 0, 1, 0, 0);
-      ctx.clearRect(0, 0, c.width, c.height);
-      ctx.setTransform(dpr, 0, 0, dpr, -x0 * dpr, -y0 * dpr);
-      S.drawPencil(ctx, at.x, at.y, p.altitude, p.azimuth, easeInOut(p.opacity), length);
+      const opacity = easeInOut(p.opacity);
+      if (this.pencilGL) {
+        this.pencilGL.draw((at.x - x0) * dpr, (at.y - y0) * dpr, p.altitude, p.azimuth, opacity, length * dpr);
+      } else {
+        const ctx = this.pencilCtx;
+        ctx.setTransform(1, 0, 0, 1, 0, 0);
+        ctx.clearRect(0, 0, c.width, c.height);
+        ctx.setTransform(dpr, 0, 0, dpr, -x0 * dpr, -y0 * dpr);
+        S.drawPencil(ctx, at.x, at.y, p.altitude, p.azimuth, opacity, length);
+      }
       c.style.transform = `translate(${x0}px, ${y0}px)`;
       c.hidden = false;
       return again;
+    }
+
+    /**
+     * The pencil's canvas and how it is drawn: WebGL (S.PencilGL) if `webgl` and the browser
+     * gives a context, else the 2D canvas (S.drawPencil). A lost WebGL context (a backgrounded
+     * tab on iPad) drops to 2D on a fresh canvas: a canvas keeps the kind of context it first gave.
+     */
+    setUpPencil(canvas, webgl) {
+      this.pencilCanvas = canvas;
+      this.pencilGL = webgl ? S.PencilGL.create(canvas) : null;
+      canvas.dataset.renderer = this.pencilGL ? "webgl" : "2d";   // which one draws it, for a look from outside
+      if (this.pencilGL) {
+        canvas.addEventListener("webglcontextlost", () => {
+          const fresh = canvas.cloneNode(false);
+          canvas.replaceWith(fresh);
+          this.setUpPencil(fresh, false);
+          this.scheduleOverlay();
+        }, { once: true });
+        this.pencilCtx = null;
+        return;
+      }
+      this.pencilCtx = canvas.getContext("2d");
+      if (!this.pencilCtx) {
+        // A WebGL context that failed to set up still owns the canvas.
+        const fresh = canvas.cloneNode(false);
+        canvas.replaceWith(fresh);
+        fresh.dataset.renderer = "2d";
+        this.pencilCanvas = fresh;
+        this.pencilCtx = fresh.getContext("2d");
+      }
     }
 
     /** Advances the pencil's 0.25 s fade; true while it is still fading. */
