@@ -31,6 +31,7 @@ let package = Package(
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
         // The engine.
         // Twins of the hottest 8-bit loops in 512-bit vectors, compiled for AVX-512 and entered
@@ -42,7 +43,7 @@ let package = Package(
         .target(name: "SfumatoInk", dependencies: ["SfumatoCore", "SfumatoFilters"]),
         .target(name: "SfumatoDocument", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "CSQLite", "CCrypto"]),
         .target(name: "SfumatoStudio", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument",
-                                                       "CWebSockets", "CCrypto"],
+                                                       "CWebSockets", "CCrypto", "CQREncode"],
                 resources: [.copy("Resources/web"), .copy("Resources/photos")]),
 
         // The command-line tool: its commands live in a library so tests can drive them.

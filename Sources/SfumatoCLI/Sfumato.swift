@@ -79,6 +79,9 @@ public final class TextOutput: @unchecked Sendable {
 
     public static let standard = TextOutput(capture: false)
 
+    /// Whether lines go to a terminal (colours and drawings may use its escape sequences).
+    var isTerminal: Bool { !capture && isatty(STDOUT_FILENO) == 1 }
+
     func print(_ s: String) {
         if capture { out += s + "\n" } else { StandardStream.output.write(s + "\n") }
     }

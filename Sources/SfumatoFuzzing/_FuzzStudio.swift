@@ -65,8 +65,11 @@ final class _FuzzStudio: @unchecked Sendable {
         let parts = first.split(separator: " ", maxSplits: 1).map(String.init)
         let method = HTTPMethod(rawValue: parts.first ?? "") ?? .get
         let target = parts.count > 1 ? parts[1] : "/"
-        let path = String(target.split(separator: "?", maxSplits: 1).first ?? "/")
-        let query = HTTPRequest.parseQuery(target.contains("?") ? [String(target.split(separator: "?", maxSplits: 1)[1])] : [])
+        // Not omitting empty pieces: "/a?" is a path and an empty query (the fuzzer found that the
+        // harness itself trapped on it).
+        let pieces = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+        let path = pieces[0].isEmpty ? "/" : pieces[0]
+        let query = HTTPRequest.parseQuery(pieces.count > 1 ? [pieces[1]] : [])
         var headers: [String: String] = [:]
         for line in lines {
             let kv = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }

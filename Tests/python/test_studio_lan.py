@@ -1,5 +1,6 @@
-"""`sfumato studio --lan`: TLS with a self-signed certificate made on first use and kept in the
-config folder, and a pairing token without which every request is refused."""
+"""`sfumato studio --lan`: TLS with a certificate from the studio's own certificate authority (made on
+first use and kept in the config folder), the pairing pages that offer that authority's root, the QR code
+of the URL, and the token without which every other request is refused."""
 import json
 import os
 import re
@@ -44,10 +45,12 @@ def test_lan_needs_tls_and_the_pairing_token(sfumato, tmp_path):
         assert match, line
         token = match.group(2)
         assert int(match.group(1)) == port
-        # The certificate was made and kept in the config folder (key readable by the owner only).
-        key = tmp_path / "config" / "sfumato" / "studio-key.pem"
-        assert (tmp_path / "config" / "sfumato" / "studio-cert.pem").exists() and key.exists()
-        assert oct(key.stat().st_mode & 0o777) == "0o600"
+        # The certificates were made and kept in the config folder (keys readable by the owner only).
+        lan = tmp_path / "config" / "sfumato" / "lan"
+        for key in [lan / "ca.key", lan / "server.key"]:
+            assert key.exists() and oct(key.stat().st_mode & 0o777) == "0o600", key
+        assert (lan / "ca.crt").exists() and (lan / "server.crt").exists()
+        assert oct(lan.stat().st_mode & 0o777) == "0o700"
         context = ssl.create_default_context()
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
@@ -97,14 +100,14 @@ def test_lan_needs_tls_and_the_pairing_token(sfumato, tmp_path):
     finally:
         stop(server)
     # The same certificate is reused next time.
-    first = (tmp_path / "config" / "sfumato" / "studio-cert.pem").read_bytes()
+    first = (tmp_path / "config" / "sfumato" / "lan" / "server.crt").read_bytes()
     again = subprocess.Popen([sfumato, "studio", str(tmp_path / "lan.sfumato"), "--lan", "--port", str(free_port())],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True)
     try:
         assert "https://" in again.stdout.readline()
     finally:
         stop(again)
-    assert (tmp_path / "config" / "sfumato" / "studio-cert.pem").read_bytes() == first
+    assert (tmp_path / "config" / "sfumato" / "lan" / "server.crt").read_bytes() == first
 
 
 def test_studio_outlives_a_closed_terminal(sfumato, tmp_path):

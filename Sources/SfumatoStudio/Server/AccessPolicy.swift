@@ -24,7 +24,7 @@ public struct AccessPolicy: Sendable {
     public let names: Set<String>
     /// Accepts an address literal not in `names` (the machine's current addresses with `--lan`).
     public let isLocalAddress: @Sendable (String) -> Bool
-    /// Paths served without the token (none yet; pairing pages go here).
+    /// Paths served without the token (with `--lan`, the pairing pages: ``Pairing/paths``).
     public var publicPaths: Set<String> = []
 
     /// The names every studio answers to on this machine.

@@ -95,10 +95,10 @@ public final class WebServer: MessageTransport, @unchecked Sendable {
 
     /// Starts listening on `listen`:`port` (0 picks a free port), with TLS when `tls` is set.
     /// `names`: host names besides the loopback ones that requests may use (the machine's names
-    /// with `--lan`).
+    /// with `--lan`); `publicPaths`: paths served without the token (the pairing pages).
     public init(
         listen: Listen, port: Int, tls: TLSFiles? = nil, token: String, names: Set<String> = [],
-        limits: ServerLimits = ServerLimits(), delegate: any ServerDelegate
+        publicPaths: Set<String> = [], limits: ServerLimits = ServerLimits(), delegate: any ServerDelegate
     ) throws {
         self.delegate = delegate
         self.tls = tls != nil
@@ -135,6 +135,7 @@ public final class WebServer: MessageTransport, @unchecked Sendable {
         access = AccessPolicy(
             token: token, port: self.port, secure: tls != nil, names: allowed,
             isLocalAddress: { everyAddress && _localAddresses(includingLoopback: true).contains($0) })
+        access.publicPaths = publicPaths
         running = true
         let t = Thread { [unowned self] in self.serviceLoop() }
         t.name = "sfumato-lws"

@@ -85,21 +85,17 @@ public enum StudioLauncher {
         return bytes.map { String(format: "%02x", $0) }.joined()
     }
 
-    /// The TLS certificate and key for --lan, made on first use and kept in the config folder.
-    public static func certificate() throws -> (certificate: String, key: String) {
+    /// The certificates for --lan (see ``StudioCertificates``), kept in the config folder's `lan`
+    /// folder: issued for every address the studio listens on and the host's names. `reset`
+    /// starts over with a new certificate authority.
+    public static func certificates(listeningOn addresses: [String], reset: Bool = false) throws -> StudioCertificates {
         let folder = configFolder
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let cert = folder.appendingPathComponent("studio-cert.pem").path
-        let key = folder.appendingPathComponent("studio-key.pem").path
-        if FileManager.default.fileExists(atPath: cert) && FileManager.default.fileExists(atPath: key) { return (cert, key) }
-        var san = "DNS:localhost,IP:127.0.0.1"
-        for address in _localAddresses(includingLoopback: false) { san += ",IP:\(address)" }
-        let host = ProcessInfo.processInfo.hostName
-        guard sf_make_self_signed(cert, key, host, san) == 0 else {
-            throw SfumatoError.io("cannot make a TLS certificate in \(folder.path)")
-        }
-        chmod(key, 0o600)
-        return (cert, key)
+        // The self-signed pair earlier versions kept: not trusted by anything, so not kept.
+        for old in ["studio-cert.pem", "studio-key.pem"] { try? FileManager.default.removeItem(at: folder.appendingPathComponent(old)) }
+        let names = hostNames().sorted { ($0.count, $0) < ($1.count, $1) } + ["localhost"]  // the short host name first: the CN
+        let every = Set(addresses + ["127.0.0.1", "::1"] + _localAddresses(includingLoopback: false))
+        return try StudioCertificates.prepare(
+            folder: folder.appendingPathComponent("lan"), names: names, addresses: every.sorted(), reset: reset)
     }
 
     /// The machine's IPv4 addresses other than loopback (for the URL to print and the certificate).

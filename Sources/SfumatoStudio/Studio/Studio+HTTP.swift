@@ -40,6 +40,9 @@ extension Studio {
                 self.undoRedo(path == "/api/undo")
                 respond(.json(bytes: self.published.withLock { $0 }))
             }
+        case _ where Pairing.paths.contains(path):
+            guard only(reading) else { return }
+            respond(pairing?.response(for: path) ?? .error(404, "pairing is offered with --lan only"))
         case "/api/open":
             guard only([.post]) else { return }
             queue.async { respond(self.openPhoto(request.body, name: request.query["name"] ?? "photo")) }

@@ -19,6 +19,8 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
     let queue = DispatchQueue(label: "sfumato.studio")
     /// Where messages go out (the ``WebServer``; a recorder in tests). Set before serving.
     public var transport: (any MessageTransport)?
+    /// The pairing pages' content (with `--lan`); set before the server starts.
+    public var pairing: Pairing?
     public internal(set) var document: Document
     /// Where new documents go (photos opened from the page).
     let folder: URL
