@@ -153,6 +153,24 @@ test("a second stroke gets the next stroke number; a move of another pointer is 
   assert.ok(sent.every((m) => !m.samples.some((s) => s.x === 5)));
 });
 
+test("a pen reported as a mouse (varying pressure) draws as a pen and counts as one; a real mouse stays a mouse", () => {
+  const S = page();
+  const { input, sent, fire } = pen(S);
+  let seen = 0;
+  input.hooks.penSeen = () => { seen++; };
+  fire("pointerdown", 0, { pointerType: "mouse", pressure: 0.5 });
+  fire("pointermove", 1, { pointerType: "mouse", pressure: 0.5 });
+  fire("pointerup", 2, { pointerType: "mouse", pressure: 0 });
+  assert.ok(sent.flatMap((m) => m.samples).every((s) => s.pointerType === "mouse"), "a mouse's 0.5 is no pressure");
+  assert.equal(seen, 0);
+  fire("pointerdown", 3, { pointerType: "mouse", pressure: 0.31 });
+  fire("pointermove", 4, { pointerType: "mouse", pressure: 0.42 });
+  fire("pointerup", 5, { pointerType: "mouse", pressure: 0 });
+  const wacom = sent.filter((m) => m.stroke === 2).flatMap((m) => m.samples);
+  assert.deepEqual(wacom.map((s) => [s.pointerType, s.pressure]), [["pen", 0.31], ["pen", 0.42]]);
+  assert.equal(seen, 1, "pen-only mode is told a pen is here");
+});
+
 test("the WebGL pencil's capsule projects to cos(altitude) of its length, along the azimuth", () => {
   const context = { window: {}, Math, console };
   context.window = context;

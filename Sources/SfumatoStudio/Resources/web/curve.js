@@ -59,6 +59,9 @@
       this.dragging = false;
       this.fetching = false;
       this.redraw = hiDpiCanvas(this.canvas, (ctx, w, h) => this.draw(ctx, w, h));
+      // The sliders are rotated horizontal ranges (style.css): their length is the plot's height.
+      const box = this.canvas.parentElement, track = box.querySelector(".curve-sliders");
+      new ResizeObserver(() => track.style.setProperty("--track", `${box.getBoundingClientRect().height}px`)).observe(box);
       this.listen();
     }
 

@@ -23,6 +23,7 @@
       this.batchId = 0;         // page-wide, increasing; frames echo the highest batch they include
       this.active = null;       // the stroke in progress: {pointerId, stroke, pending, predicted, tracks, pencil}
       this.swipe = null;        // the gallery drag in progress: {pointerId, x0, y0, x, y}
+      this.pressureMice = new Set();   // pointers reported as a mouse that send pressure (see kindOf)
       // Moves go out as soon as the browser delivers them (see listen). Holding them for
       // requestAnimationFrame instead cost 4-7 ms of pen-to-pixels latency for most samples (the
       // frame clock and the input arrive out of phase). A browser that delivers moves faster than
@@ -61,18 +62,32 @@
       const at = this.view.clientToDoc(event.clientX, event.clientY);
       if (!at) return null;
       const { altitude, azimuth } = S.util.penAngles(event);
+      const pointerType = this.kindOf(event);
       let pressure = event.pressure;
       // Hardware without pressure reports 0.5 while pressed; a few browsers report 0 for such touches.
-      if (event.pointerType !== "pen" && pressure === 0 && (event.buttons & 1)) pressure = 0.5;
+      if (pointerType !== "pen" && pressure === 0 && (event.buttons & 1)) pressure = 0.5;
       return {
         x: at.x, y: at.y, pressure, altitude, azimuth,
         twist: event.twist || 0,
         tangentialPressure: event.tangentialPressure || 0,
-        pointerType: event.pointerType || "mouse",
+        pointerType,
         buttons: event.buttons,
         t: event.timeStamp,
         coalesced,
       };
+    }
+
+    /**
+     * The event's pointer type, except that a "mouse" whose pressure varies is a pen: Firefox on
+     * Linux reports some Wacom pens as a mouse (Mozilla bug 1606832) but passes their pressure on,
+     * and a mouse only ever reports 0 or 0.5. Once seen, that pointer stays a pen.
+     */
+    kindOf(event) {
+      const type = event.pointerType || "mouse";
+      if (type !== "mouse") return type;
+      const p = event.pressure;
+      if ((event.buttons & 1) && p > 0 && p !== 0.5 && p <= 1) this.pressureMice.add(event.pointerId);
+      return this.pressureMice.has(event.pointerId) ? "pen" : "mouse";
     }
 
     /** Every sample merged into this event (the event itself is the last one), oldest first. */
@@ -102,7 +117,7 @@
     down(event) {
       if (this.active || this.swipe) return;                   // one pointer at a time
       if (event.pointerType === "mouse" && event.button !== 0) return;
-      if (event.pointerType === "pen") this.hooks.penSeen();
+      if (this.kindOf(event) === "pen") this.hooks.penSeen();   // pen-only mode counts a pen reported as a mouse
       // Gallery: drags are swipes, fingers included (palm rejection is for drawing).
       if (this.hooks.mode() === "gallery") {
         this.swipe = { pointerId: event.pointerId, x0: event.clientX, y0: event.clientY };
