@@ -117,7 +117,9 @@ final class StudioHarness: @unchecked Sendable {
         transport.studio = studio
     }
 
-    var log: [String] { logLock.withLock { logLines } }
+    /// A copy of the log in a buffer of its own: a reader sharing the recorder's buffer races its
+    /// next append (ThreadSanitizer saw the copy-on-write uniqueness check and the read meet).
+    var log: [String] { logLock.withLock { logLines.map { $0 } } }
     fileprivate func record(_ line: String) { logLock.withLock { logLines.append(line) } }
 
     /// A page connects and says hello (viewport in CSS pixels).

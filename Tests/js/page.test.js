@@ -16,7 +16,7 @@ function page(url = "http://127.0.0.1:8080/?token=abc123") {
   context.window = context;
   context.location = new URL(url);
   vm.createContext(context);
-  for (const name of ["protocol-fixture", "util", "stats", "curve", "pen"]) {
+  for (const name of ["protocol-fixture", "util", "stats", "curve", "pen", "gestures"]) {
     const file = name === "protocol-fixture" ? null : path.join(WEB, name + ".js");
     // The server makes protocol.js from its Swift declarations; the names are the messages' own.
     const protocol = "window.Sfumato = {protocol: {client: new Proxy({}, {get: (_, k) => k}), server: new Proxy({}, {get: (_, k) => k})}};";
@@ -107,14 +107,16 @@ function pen(S) {
   const hooks = {
     mode: () => "sketch", penOnly: () => false, penSeen() {}, sendsPen: () => true, expectsPixels: () => false,
     tailColor: () => null, pencilFollows: () => false, swipe() {}, strokeEnded() {},
+    hover: (s) => hovered.push(s), hoverEnd() {},
   };
+  const hovered = [];
   const input = new S.PenInput({ view, connection, hooks });
   let t = 0;
   const event = (type, x, extra = {}) => ({
     type, pointerId: 1, pointerType: "pen", button: 0, buttons: type === "pointerup" ? 0 : 1, clientX: x, clientY: 10,
     pressure: 0.5, tiltX: 0, tiltY: 0, timeStamp: ++t, preventDefault() {}, ...extra,
   });
-  return { input, sent, fire: (type, x, extra) => handlers[type](event(type, x, extra)) };
+  return { input, sent, hovered, fire: (type, x, extra) => handlers[type](event(type, x, extra)) };
 }
 
 test("pen batches: every sample once and in order, at most one batch per 4 ms, pending samples go with up", async () => {
@@ -205,4 +207,127 @@ test("the WebGL pencil's capsule projects to cos(altitude) of its length, along 
   }
   assert.ok(Math.abs(minY) < 1e-6 && Math.abs(maxY - 1) < 1e-6 && Math.abs(maxR - 0.05) < 1e-6);   // float32
   assert.ok(mesh.indices.every((i) => i < mesh.vertices.length / 7));
+});
+
+test("azimuth from whole-degree tilt holds still near upright and follows a leaning pen", () => {
+  const S = page();
+  const { sent, fire } = pen(S);
+  // No angle pair (Safari before 18.2): the events carry integer tilt only.
+  fire("pointerdown", 0, { tiltX: 20, tiltY: 0 });
+  const upright = [[1, 0], [0, 1], [-1, 0], [0, -1], [1, 1], [0, 0], [-1, 1], [1, -1]];
+  upright.forEach(([tiltX, tiltY], i) => fire("pointermove", 1 + i, { tiltX, tiltY }));
+  fire("pointermove", 20, { tiltX: 0, tiltY: 30 });   // leaning toward +y: a quarter turn, at once
+  fire("pointerup", 21, { tiltX: 0, tiltY: 30 });
+  const azimuths = sent.flatMap((m) => m.samples.map((s) => s.azimuth));
+  assert.equal(azimuths.length, upright.length + 2);
+  const near = azimuths.slice(1, 1 + upright.length);
+  // Unfiltered these span the whole circle (Adjust's hue with them); steadied they stay within 12
+  // degrees of where the leaning pen left them.
+  for (const a of near) assert.ok(Math.min(a, 2 * Math.PI - a) < 0.21, `azimuth ${a} near upright`);
+  assert.ok(Math.abs(azimuths[azimuths.length - 1] - Math.PI / 2) < 1e-9, "a leaning pen's azimuth is its own");
+});
+
+test("an angle pair from the browser is used as it is", () => {
+  const S = page();
+  const { sent, fire } = pen(S);
+  fire("pointerdown", 0, { tiltX: 1, tiltY: 0, altitudeAngle: 1.5, azimuthAngle: 0 });
+  fire("pointermove", 1, { tiltX: 0, tiltY: 1, altitudeAngle: 1.5, azimuthAngle: 1.57 });
+  fire("pointerup", 2);
+  assert.deepEqual(sent.flatMap((m) => m.samples.map((s) => s.azimuth)), [0, 1.57]);
+});
+
+test("a hovering pen is shown and never draws", () => {
+  const S = page();
+  const { sent, hovered, fire } = pen(S);
+  fire("pointermove", 5, { buttons: 0, pressure: 0, tiltX: 70, tiltY: 0 });
+  fire("pointermove", 6, { buttons: 0, pressure: 0, tiltX: 10, tiltY: 0 });
+  assert.equal(sent.length, 0);
+  assert.equal(hovered.length, 2);
+  assert.ok(hovered[0].altitude < Math.PI / 6 && hovered[1].altitude > Math.PI / 6);
+});
+
+test("a finger draws once it is clearly alone; a second finger makes it a gesture that leaves no mark", async () => {
+  const S = page();
+  const { input, sent, fire } = pen(S);
+  const touch = { pointerType: "touch", pressure: 0 };
+  fire("pointerdown", 0, touch);
+  fire("pointermove", 3, touch);
+  input.yieldToGesture();            // what TouchGestures does when the second finger lands
+  fire("pointermove", 40, touch);
+  fire("pointerup", 40, touch);
+  await new Promise((r) => setTimeout(r, 150));
+  assert.equal(sent.length, 0, "a pinch or a two-finger tap draws nothing");
+
+  fire("pointerdown", 0, touch);
+  for (let x = 2; x <= 20; x += 2) fire("pointermove", x, touch);   // past the slop: it draws
+  fire("pointerup", 20, touch);
+  await new Promise((r) => setTimeout(r, 20));
+  assert.equal(sent[0].phase, "down");
+  assert.equal(sent[sent.length - 1].phase, "up");
+  assert.deepEqual(sent.flatMap((m) => m.samples.map((s) => s.x)), [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
+  assert.ok(sent.every((m) => m.samples.every((s) => s.pressure === 0.5)), "a finger presses 0.5");
+
+  sent.length = 0;
+  fire("pointerdown", 50, touch);    // a finger that stays still draws after the delay
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(sent.length, 1);
+  fire("pointerup", 50, touch);
+  assert.equal(sent[1].phase, "up");
+});
+
+/** TouchGestures on a stub canvas and view; returns what it did and a way to fire touches. */
+function gestures(S) {
+  const handlers = {};
+  const canvas = { addEventListener: (type, f) => { handlers[type] = f; } };
+  const did = [];
+  const view = {
+    canvas, zoom: { scale: 1, x: 0, y: 0 },
+    stageRect: () => ({ left: 0, top: 0, width: 1000, height: 800 }),
+    setView(scale, x, y) { this.zoom = { scale: Math.max(1, scale), x, y }; },
+    resetView() { this.zoom = { scale: 1, x: 0, y: 0 }; did.push("fit"); },
+    zoomAbout() {}, panBy() {},
+  };
+  const hooks = { undo: () => did.push("undo"), redo: () => did.push("redo"), drawing: () => false, gestureStarted: () => did.push("gesture") };
+  new S.TouchGestures({ view, hooks });
+  let t = 0;
+  const fire = (type, id, x, y, dt = 10) => handlers[type]({ pointerType: "touch", pointerId: id, clientX: x, clientY: y, timeStamp: (t += dt) });
+  return { did, view, fire };
+}
+
+test("a two-finger tap undoes, a three-finger tap redoes, a slow or moving one does neither", () => {
+  const S = page();
+  const g = gestures(S);
+  g.fire("pointerdown", 1, 100, 100); g.fire("pointerdown", 2, 200, 100);
+  g.fire("pointerup", 1, 100, 100); g.fire("pointerup", 2, 200, 100);
+  assert.deepEqual(g.did, ["gesture", "undo"]);
+  g.did.length = 0;
+  g.fire("pointerdown", 1, 100, 100); g.fire("pointerdown", 2, 200, 100); g.fire("pointerdown", 3, 300, 100);
+  g.fire("pointerup", 2, 200, 100); g.fire("pointerup", 1, 100, 100); g.fire("pointerup", 3, 300, 100);
+  assert.deepEqual(g.did, ["gesture", "gesture", "redo"]);
+  g.did.length = 0;
+  g.fire("pointerdown", 1, 100, 100); g.fire("pointerdown", 2, 200, 100);
+  g.fire("pointerup", 1, 100, 100, 400); g.fire("pointerup", 2, 200, 100);
+  g.fire("pointerdown", 1, 100, 100); g.fire("pointerdown", 2, 200, 100); g.fire("pointermove", 2, 240, 100);
+  g.fire("pointerup", 1, 100, 100); g.fire("pointerup", 2, 240, 100);
+  assert.ok(!g.did.includes("undo") && !g.did.includes("redo"), g.did.join());
+});
+
+test("a pinch zooms about the fingers' midpoint and pans with it; ending near the fit snaps to it", () => {
+  const S = page();
+  const g = gestures(S);
+  g.fire("pointerdown", 1, 400, 300); g.fire("pointerdown", 2, 500, 300);
+  g.fire("pointermove", 1, 350, 300); g.fire("pointermove", 2, 550, 300);   // 100 px apart -> 200: twice
+  assert.equal(g.view.zoom.scale, 2);
+  // The document point under the midpoint (450, 300) stays there: stage = zoom.x + scale * point.
+  assert.equal(g.view.zoom.x + 2 * 450, 450);
+  assert.equal(g.view.zoom.y + 2 * 300, 300);
+  g.fire("pointermove", 1, 300, 350); g.fire("pointermove", 2, 500, 350);   // both 50 px left and down: a pan
+  assert.equal(g.view.zoom.x + 2 * 450, 400);
+  assert.equal(g.view.zoom.y + 2 * 300, 350);
+  g.fire("pointerup", 1, 300, 350); g.fire("pointerup", 2, 500, 350);
+  assert.ok(!g.did.includes("undo"), "a pinch is no tap");
+  g.fire("pointerdown", 1, 400, 300); g.fire("pointerdown", 2, 500, 300);
+  g.fire("pointermove", 2, 451, 300);   // nearly back to the fit
+  g.fire("pointerup", 1, 400, 300); g.fire("pointerup", 2, 451, 300);
+  assert.deepEqual(g.view.zoom, { scale: 1, x: 0, y: 0 });
 });

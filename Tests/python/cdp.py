@@ -75,12 +75,15 @@ class Chromium:
         with urllib.request.urlopen(request, timeout=5) as response:
             return json.load(response)
 
-    async def new_page(self, url, viewport):
-        """A new tab showing `url` with a `viewport` ({width, height}) of CSS pixels at 1 device pixel each."""
+    async def new_page(self, url, viewport, init_script=None):
+        """A new tab showing `url` with a `viewport` ({width, height}) of CSS pixels at 1 device pixel each;
+        `init_script` runs in every document before the page's own scripts."""
         target = await asyncio.to_thread(self._http, "/json/new?about:blank", "PUT")
         page = await Page.connect(target["webSocketDebuggerUrl"])
         await page.send("Runtime.enable")   # for exceptions thrown on the page
         await page.send("Page.enable")
+        if init_script:
+            await page.send("Page.addScriptToEvaluateOnNewDocument", {"source": init_script})
         await page.send("Emulation.setDeviceMetricsOverride",
                         {"width": viewport["width"], "height": viewport["height"], "deviceScaleFactor": 1, "mobile": False})
         await page.send("Page.navigate", {"url": url})

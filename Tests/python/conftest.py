@@ -40,7 +40,7 @@ def real_photo() -> pathlib.Path:
 # The studio's end-to-end fixtures (their helpers are in studio_support.py): a studio on a
 # 1920x1280 photo, and one Chromium a module, driven by one asyncio loop.
 
-from studio_support import CHROMIUM, CHROMIUM_ARGS, PHOTO_SIZE, VIEWPORT, Studio  # noqa: E402
+from studio_support import CHROMIUM, CHROMIUM_ARGS, PHOTO_SIZE, SAFARI_SURFACE, VIEWPORT, Studio  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -86,11 +86,20 @@ def browser(loop):
 
 
 @pytest.fixture
-def run(loop, browser):
+def api_surface():
+    """The browser APIs the page finds: "full" (Chromium's own), or "safari" (iPadOS 17's, see
+    studio_support.SAFARI_SURFACE). A test module runs under both by overriding this fixture."""
+    return "full"
+
+
+@pytest.fixture
+def run(loop, browser, api_surface):
     """Runs a scenario coroutine scenario(context) in a fresh browser context (closed afterwards)."""
     def run_scenario(scenario, timeout=45):
         async def wrapped():
             context = await browser.new_context(viewport=VIEWPORT)
+            if api_surface == "safari":
+                await context.add_init_script(SAFARI_SURFACE)
             try:
                 return await scenario(context)
             finally:

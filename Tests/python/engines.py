@@ -139,9 +139,15 @@ class Firefox(Engine):
     """Firefox ESR over Marionette (`LENGTH:JSON` frames; commands `[0, id, name, params]`)."""
     name = "firefox"
 
-    def __init__(self):
+    def __init__(self, trust=None):
+        """`trust`: a CA certificate (PEM) the profile trusts for TLS servers, imported into the profile's
+        own NSS database with certutil, as a user who installed it would have it."""
         self._folder = tempfile.TemporaryDirectory(prefix="sfumato-firefox-")
         profile = Path(self._folder.name)
+        if trust:
+            subprocess.run(["certutil", "-N", "-d", f"sql:{profile}", "--empty-password"], check=True, capture_output=True)
+            subprocess.run(["certutil", "-A", "-d", f"sql:{profile}", "-t", "C,,", "-n", "sfumato-studio-ca", "-i", str(trust)],
+                           check=True, capture_output=True)
         self._port = _free_port()
         prefs = {
             "marionette.port": self._port,

@@ -238,6 +238,29 @@ class Studio:
 
 # Where #canvas shows the photo (its preview-sized backing store is letterboxed: object-fit: contain),
 # in client px, and the preview's size.
+# iPadOS 17's API surface in Chromium (Safari 17 and 18.0-18.1): no coalesced or predicted events,
+# no altitude/azimuth pair (angles come from whole-degree tilt), no pointerrawupdate, and no
+# WebCodecs ImageDecoder (which no Safari has). Run before the page's scripts; real CDP pen events
+# (tilt included) still arrive, so the page's fall-backs are tested with a pen.
+SAFARI_SURFACE = """(() => {
+    for (const name of ["getCoalescedEvents", "getPredictedEvents", "altitudeAngle", "azimuthAngle"]) {
+        delete PointerEvent.prototype[name];
+    }
+    delete window.ImageDecoder;
+    for (const start of [window, document, HTMLElement.prototype, SVGElement.prototype]) {
+        for (let o = start; o; o = Object.getPrototypeOf(o)) {
+            if (Object.prototype.hasOwnProperty.call(o, "onpointerrawupdate")) delete o.onpointerrawupdate;
+        }
+    }
+})();"""
+
+# What the page can see of that surface: every entry false under SAFARI_SURFACE.
+SURFACE_PROBE = """() => ({
+    coalesced: "getCoalescedEvents" in PointerEvent.prototype, predicted: "getPredictedEvents" in PointerEvent.prototype,
+    angles: "altitudeAngle" in PointerEvent.prototype || "azimuthAngle" in PointerEvent.prototype,
+    rawUpdate: "onpointerrawupdate" in window, imageDecoder: typeof ImageDecoder !== "undefined",
+})"""
+
 IMAGE_RECT = """() => {
     const c = document.getElementById('canvas'), r = c.getBoundingClientRect();
     const s = Math.min(r.width / c.width, r.height / c.height), w = c.width * s, h = c.height * s;

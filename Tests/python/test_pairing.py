@@ -1,8 +1,8 @@
 """Pairing a device with `sfumato studio --lan`: the studio's own certificate authority, the server
 certificate it issues (again when the addresses change), the pairing pages and configuration profile
 served without the token, the QR code the terminal prints, and clients on another network namespace
-whose only trust anchor is that authority: Python's ssl and Chromium (the CA in its NSS database),
-with hostname checking on and no exception or override. Without the CA, or without the token, they
+whose only trust anchor is that authority: Python's ssl, Chromium (the CA in its NSS database) and
+Firefox (the CA imported into its profile with certutil), with hostname checking on and no exception or override. Without the CA, or without the token, they
 are refused."""
 import asyncio
 import os
@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from engines import Firefox
 from PIL import Image
 from playwright.async_api import async_playwright
 from test_studio_lan import free_port, stop
@@ -184,6 +185,21 @@ async def chromium_opens(url, home):
             await browser.close()
 
 
+def firefox_opens(url, ca=None):
+    """Opens the studio's page in Firefox ESR whose profile trusts `ca` (None: nothing but its own
+    roots); returns whether the page connected its WebSocket, or the navigation error."""
+    engine = Firefox(trust=ca)
+    try:
+        try:
+            engine.open(url)
+        except AssertionError as e:   # an untrusted certificate: Marionette says "insecure certificate"
+            return str(e)
+        engine.until("() => !!(window.sfumatoDocument && window.sfumatoDocument.width > 0)", timeout=20)
+        return "connected"
+    finally:
+        engine.close()
+
+
 def test_a_client_trusting_only_the_studio_ca_connects_from_another_host(sfumato, tmp_path):
     with Namespace() as ns:
         studio = LanStudio(sfumato, tmp_path, namespace=ns)
@@ -212,5 +228,10 @@ def test_a_client_trusting_only_the_studio_ca_connects_from_another_host(sfumato
                 page_url = f"{url}/?token={studio.token}"
                 assert asyncio.run(chromium_opens(page_url, Path(trusting))) == "connected"
                 assert "ERR_CERT_AUTHORITY_INVALID" in asyncio.run(chromium_opens(page_url, Path(bare)))
+                # Firefox ESR with the CA imported into its profile; without it, an insecure certificate.
+                assert firefox_opens(page_url, ca) == "connected"
+                assert "insecure certificate" in firefox_opens(page_url)
+                # The right CA, the wrong token: not even the page.
+                assert fetch(url + f"/?token={'0' * 32}", trusted)[0] == 403
         finally:
             studio.close()

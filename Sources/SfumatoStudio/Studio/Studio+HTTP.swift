@@ -149,13 +149,16 @@ let _protocolScript: [UInt8] = {
     let limits: [String: Any] = [
         "viewportSide": ClientMessage.Limits.viewportSide, "samplesPerBatch": ClientMessage.Limits.samplesPerBatch,
         "predictedPerBatch": ClientMessage.Limits.predictedPerBatch, "pressureCurvePoints": ClientMessage.Limits.pressureCurvePoints,
-        "counter": ClientMessage.Limits.counter, "presets": ClientMessage.Limits.presets.count
+        "counter": ClientMessage.Limits.counter, "presets": ClientMessage.Limits.presets.count,
+        "maxDevicePixelRatio": ClientMessage.Limits.devicePixelRatio.upperBound
     ]
     let object: [String: Any] = [
         "client": Dictionary(uniqueKeysWithValues: ClientMessage.Kind.allCases.map { ($0.rawValue, $0.rawValue) }),
         "server": Dictionary(uniqueKeysWithValues: ServerMessage.Kind.allCases.map { ($0.rawValue, $0.rawValue) }),
         "modes": StudioMode.allCases.map(\.rawValue),
-        "limits": limits
+        "limits": limits,
+        // Below this altitude (radians) the pencil shades: the page shows it for a hovering pen.
+        "pencil": ["tiltThreshold": Pencil.tiltThreshold]
     ]
     let json = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
     return Array(

@@ -53,7 +53,13 @@
       pencilFollows: () => state.mode === "adjust" && !!state.hold,
       swipe: onSwipe,
       strokeEnded: sendStatsSoon,
+      hover: onHover,
+      hoverEnd: () => { if (!pen.drawing) view.setPencil({ visible: false }); },
     },
+  });
+  new S.TouchGestures({
+    view,
+    hooks: { undo, redo, drawing: () => pen.drawing, gestureStarted: () => pen.yieldToGesture() },
   });
 
   // ---- connection ---------------------------------------------------------------------------------
@@ -242,6 +248,17 @@
     return null;
   }
 
+  /**
+   * A pen hovering over the stage (Apple Pencil on iPadOS 16.4+): Shade's indicator says what
+   * touching down would draw, and in Adjust the held pair's virtual pencil follows the pen.
+   */
+  function onHover(sample) {
+    if (state.mode === "shade") showThreshold(sample.altitude < S.protocol.pencil.tiltThreshold);
+    if (state.mode === "adjust" && state.hold) {
+      view.setPencil({ visible: true, x: sample.x, y: sample.y, altitude: sample.altitude, azimuth: sample.azimuth });
+    }
+  }
+
   function showThreshold(below) {
     const el = $("#threshold");
     el.dataset.below = String(!!below);
@@ -387,6 +404,7 @@
     $("#undo").addEventListener("click", undo);
     $("#redo").addEventListener("click", redo);
     $("#before-after").addEventListener("click", toggleBeforeAfter);
+    $("#fit-view").addEventListener("click", () => view.resetView());
     $("#export").addEventListener("click", (e) => exportPhoto(e.shiftKey || e.altKey ? "png" : "jpeg"));
     $("#pen-only").addEventListener("click", () => setPenOnly(!state.penOnly));
     $("#open").addEventListener("change", (e) => { openFile(e.target.files[0]); e.target.value = ""; });
@@ -431,6 +449,7 @@
       }
       if (e.key === "?") { S.stats.toggleOverlay(); return; }
       if (key === "b") { toggleBeforeAfter(); return; }
+      if (key === "0" && !inRange) { view.resetView(); return; }
       if (state.mode === "gallery" && !inRange) {
         if (e.key === "ArrowRight") { e.preventDefault(); stepPreset(1); return; }
         if (e.key === "ArrowLeft") { e.preventDefault(); stepPreset(-1); return; }

@@ -3,16 +3,26 @@
 // browser delivers them (pointerrawupdate as the input arrives where the browser has it, else pointermove
 // once per frame; never more than one batch per 4 ms), "down" and "up" immediately; predicted samples
 // ride along and feed the provisional tail.
-// In the gallery the same pointer drags are swipes instead. Palm rejection drops touches in pen-only mode.
+// In the gallery the same pointer drags are swipes instead. Palm rejection drops touches in pen-only mode;
+// otherwise a finger draws once it is clearly alone (see TOUCH_DELAY_MS), so two fingers are a gesture.
+// A pen that hovers (Apple Pencil on iPadOS 16.4+: moves with no button) drives the virtual pencil and
+// Shade's threshold indicator through hooks.hover, and never draws.
 (function (S) {
   const SWIPE_MIN_PX = 50;        // a swipe is a drag longer than this (CSS px)...
   const SWIPE_DOMINANCE = 1.5;    // ...along one axis by at least this factor over the other
   const MIN_BATCH_INTERVAL_MS = 4; // pen batches at most 250 per second, whatever the browser delivers
+  // A finger's stroke starts once it has been down this long or moved this far with no second finger:
+  // a pinch or a two-finger tap never leaves a mark.
+  const TOUCH_DELAY_MS = 120;
+  const TOUCH_SLOP_PX = 12;
+  // Azimuth from whole-degree tilt follows each reading by a gain growing as the tilt's square, full
+  // from this tilt (degrees) on: see steadyAngles.
+  const STEADY_TILT_DEG = 8;
 
   class PenInput {
     /**
      * hooks: mode(), penOnly(), penSeen(), sendsPen(), expectsPixels(), tailColor(sample) -> css | null,
-     *        pencilFollows() -> bool, swipe(direction), strokeEnded()
+     *        pencilFollows() -> bool, swipe(direction), strokeEnded(), hover(sample), hoverEnd()
      */
     constructor({ view, connection, hooks }) {
       this.view = view;
@@ -24,6 +34,8 @@
       this.active = null;       // the stroke in progress: {pointerId, stroke, pending, predicted, tracks, pencil}
       this.swipe = null;        // the gallery drag in progress: {pointerId, x0, y0, x, y}
       this.pressureMice = new Set();   // pointers reported as a mouse that send pressure (see kindOf)
+      this.azimuths = new Map();       // pointerId -> the steadied azimuth from tilt (see steadyAngles)
+      this.waitingTouch = null;        // a finger not yet drawing: {pointerId, x0, y0, samples, timer}
       // Moves go out as soon as the browser delivers them (see listen). Holding them for
       // requestAnimationFrame instead cost 4-7 ms of pen-to-pixels latency for most samples (the
       // frame clock and the input arrive out of phase). A browser that delivers moves faster than
@@ -46,6 +58,10 @@
       c.addEventListener("pointermove", (e) => this.move(e, !this.rawUpdates));
       c.addEventListener("pointerup", (e) => this.up(e, "up"));
       c.addEventListener("pointercancel", (e) => this.up(e, "cancel"));
+      c.addEventListener("pointerleave", (e) => {
+        this.azimuths.delete(e.pointerId);
+        if (!this.active && this.kindOf(e) === "pen") this.hooks.hoverEnd();
+      });
       // If capture is lost without an up (element hidden, tab switch), the stroke must still end.
       c.addEventListener("lostpointercapture", (e) => {
         if (this.active && this.active.pointerId === e.pointerId) this.up(e, "cancel");
@@ -61,7 +77,7 @@
     sample(event, coalesced) {
       const at = this.view.clientToDoc(event.clientX, event.clientY);
       if (!at) return null;
-      const { altitude, azimuth } = S.util.penAngles(event);
+      const { altitude, azimuth } = this.steadyAngles(event, S.util.penAngles(event));
       const pointerType = this.kindOf(event);
       let pressure = event.pressure;
       // Hardware without pressure reports 0.5 while pressed; a few browsers report 0 for such touches.
@@ -90,6 +106,30 @@
       return this.pressureMice.has(event.pointerId) ? "pen" : "mouse";
     }
 
+    /**
+     * The pen's angles, with the azimuth steadied where it comes from whole-degree tilt (Safari
+     * before 18.2 has no angle pair): near upright a tilt of (1, 0) against (0, 1) is a quarter turn
+     * of azimuth, and Adjust's hue follows the azimuth. Such an azimuth moves toward each reading by
+     * min(1, (tilt / STEADY_TILT_DEG)^2) of the way: it holds still while the pen stands up and follows
+     * a leaning pen at once. An angle pair from the browser is used as it is.
+     */
+    steadyAngles(event, angles) {
+      if (typeof event.azimuthAngle === "number") return angles;
+      const id = event.pointerId;
+      const last = this.azimuths.get(id);
+      if (last === undefined) {
+        this.azimuths.set(id, angles.azimuth);
+        return angles;
+      }
+      const tilt = Math.hypot(event.tiltX || 0, event.tiltY || 0);
+      const gain = Math.min(1, (tilt / STEADY_TILT_DEG) ** 2);
+      let turn = angles.azimuth - last;
+      turn -= 2 * Math.PI * Math.round(turn / (2 * Math.PI));   // the short way round
+      const azimuth = ((last + gain * turn) % (2 * Math.PI) + 2 * Math.PI) % (2 * Math.PI);
+      this.azimuths.set(id, azimuth);
+      return { altitude: angles.altitude, azimuth };
+    }
+
     /** Every sample merged into this event (the event itself is the last one), oldest first. */
     coalescedSamples(event) {
       let events = event.getCoalescedEvents ? event.getCoalescedEvents() : null;
@@ -115,7 +155,7 @@
     // ---- pointer events ----------------------------------------------------------------------
 
     down(event) {
-      if (this.active || this.swipe) return;                   // one pointer at a time
+      if (this.active || this.swipe || this.waitingTouch) return;   // one pointer at a time
       if (event.pointerType === "mouse" && event.button !== 0) return;
       if (this.kindOf(event) === "pen") this.hooks.penSeen();   // pen-only mode counts a pen reported as a mouse
       // Gallery: drags are swipes, fingers included (palm rejection is for drawing).
@@ -132,10 +172,44 @@
       if (!first) return;
       event.preventDefault();
       this.capture(event);
+      if (event.pointerType === "touch") {
+        // A finger waits to be sure it is alone (see TOUCH_DELAY_MS); its samples are kept meanwhile.
+        const waiting = { pointerId: event.pointerId, x0: event.clientX, y0: event.clientY, samples: [first] };
+        waiting.timer = setTimeout(() => this.startWaitingTouch(), TOUCH_DELAY_MS);
+        this.waitingTouch = waiting;
+        return;
+      }
+      this.begin(event.pointerId, first);
+    }
 
+    /** The waiting finger is alone: its stroke begins with what it has collected. */
+    startWaitingTouch() {
+      const w = this.waitingTouch;
+      if (!w) return;
+      clearTimeout(w.timer);
+      this.waitingTouch = null;
+      if (!this.hooks.sendsPen() || !this.connection.isOpen) return;
+      this.begin(w.pointerId, w.samples[0]);
+      if (w.samples.length > 1) {
+        this.active.pending.push(...w.samples.slice(1));
+        this.flushSoon();
+      }
+    }
+
+    /** A second finger landed: a waiting finger never draws, and a gallery drag is no swipe. */
+    yieldToGesture() {
+      if (this.waitingTouch) {
+        clearTimeout(this.waitingTouch.timer);
+        this.waitingTouch = null;
+      }
+      this.swipe = null;
+    }
+
+    /** Starts a stroke with its first sample (sent as "down") and any more (sent as moves). */
+    begin(pointerId, first) {
       const stroke = ++this.strokeId;
       this.active = {
-        pointerId: event.pointerId, stroke, pending: [], predicted: [],
+        pointerId, stroke, pending: [], predicted: [],
         tracks: this.hooks.expectsPixels(),
         tailColor: this.hooks.tailColor(first),
       };
@@ -147,7 +221,19 @@
     /** A move event; `withSamples` false: a pointermove whose samples came by pointerrawupdate. */
     move(event, withSamples) {
       if (this.swipe && this.swipe.pointerId === event.pointerId) return;
+      const w = this.waitingTouch;
+      if (w && w.pointerId === event.pointerId) {
+        if (withSamples) w.samples.push(...this.coalescedSamples(event));
+        if (Math.hypot(event.clientX - w.x0, event.clientY - w.y0) > TOUCH_SLOP_PX) this.startWaitingTouch();
+        return;
+      }
       const a = this.active;
+      if (!a && event.type === "pointermove" && !(event.buttons & 1) && this.kindOf(event) === "pen") {
+        // A hovering pen: it shows where it would draw, and never draws.
+        const s = this.sample(event, false);
+        if (s) this.hooks.hover(s);
+        return;
+      }
       if (!a || a.pointerId !== event.pointerId) return;
       if (event.type === "pointermove") {
         // Predictions only feed the provisional tail: a stroke without one (Adjust) skips them.
@@ -183,6 +269,11 @@
       if (this.swipe && this.swipe.pointerId === event.pointerId) {
         this.finishSwipe(event);
         return;
+      }
+      const w = this.waitingTouch;
+      if (w && w.pointerId === event.pointerId) {
+        // A quick tap of one finger: a dot, as the pen would make. A cancelled touch leaves nothing.
+        if (phase === "up") this.startWaitingTouch(); else this.yieldToGesture();
       }
       const a = this.active;
       if (!a || a.pointerId !== event.pointerId) return;
@@ -231,6 +322,7 @@
 
     /** The connection dropped: the server ends the stroke itself; later moves of this pointer are ignored. */
     abort() {
+      this.yieldToGesture();
       if (this.active && this.active.tailColor) this.view.tailClear();
       this.active = null;
     }

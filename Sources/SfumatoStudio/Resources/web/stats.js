@@ -8,8 +8,10 @@
   let pending = [];         // [{batch, times:[t...]}] in increasing batch order, not yet drawn
 
   /** Remember the sample times of a pen batch that should come back as pixels. */
+  let tracked = 0;          // samples tracked since the last reset, drawn or not
   function track(batch, times) {
     if (times.length) pending.push({ batch, times });
+    tracked += times.length;
   }
 
   /** A frame covering pen batches <= batch was just drawn at `now`. */
@@ -42,7 +44,9 @@
     p50: { enumerable: true, get: () => round(percentile(50)) },
     p95: { enumerable: true, get: () => round(percentile(95)) },
     p99: { enumerable: true, get: () => round(percentile(99)) },
-    reset: { enumerable: false, value: () => { latencies.length = sampleTimes.length = 0; sorted = null; pending = []; scheduleOverlay(); } },
+    reset: { enumerable: false, value: () => { latencies.length = sampleTimes.length = 0; sorted = null; pending = []; tracked = 0; scheduleOverlay(); } },
+    // How many samples the page sent to come back as pixels since the last reset (count: how many did).
+    tracked: { enumerable: false, get: () => tracked },
     // Every latency since the last reset, in the order counted (for harnesses that split them).
     values: { enumerable: false, value: () => latencies.slice() },
     // The same as [event.timeStamp, latency] pairs: when each sample was taken, on performance.now()'s

@@ -7,6 +7,7 @@
 (function (S) {
   const PENCIL_FADE_S = 0.25;
   const TAIL_TIMEOUT_MS = 600;   // an unconfirmed tail disappears at the latest this long after pen up
+  const MAX_ZOOM = 16;           // the view's largest magnification of the fitted photo
 
   /**
    * Decodes a frame's image into {source (for drawImage), width, height, close()}. Drafts go
@@ -59,7 +60,13 @@
 
       this.docWidth = 0;            // document (full-resolution) size, from the server's state
       this.docHeight = 0;
-      this.rect = null;             // cached client rect of #canvas
+      this.rect = null;             // cached client rect of #canvas (zoomed: see setView)
+      this.stageBox = null;         // cached client rect of #stage
+      // The view: the fitted photo magnified by `scale` (1 = fit) and moved by (x, y) stage CSS px.
+      // It is a transform of the picture's canvases, so the pen's mapping to the document (through
+      // #canvas's client rect) stays exact at every zoom; the server renders for the magnified size.
+      this.zoom = { scale: 1, x: 0, y: 0 };
+      this.zoomed = document.querySelectorAll("#canvas, #draft-canvas, #camera-canvas");
       this.drawChain = Promise.resolve();
       this.cameraFrameListeners = [];
       this.previewListeners = [];
@@ -77,23 +84,71 @@
 
     observeSize() {
       let timer = 0;
-      const changed = () => {
-        this.rect = null;
-        this.resizeOverlay();
-        // Debounced: a rotation or a window drag produces a burst of sizes; the server re-renders once.
+      this.viewportChanged = () => {
+        // Debounced: a rotation, a window drag or a pinch produces a burst of sizes; the server re-renders once.
         clearTimeout(timer);
         timer = setTimeout(() => this.onViewportChange(this.viewport()), 120);
       };
+      const changed = () => {
+        this.rect = null;
+        this.stageBox = null;
+        this.resizeOverlay();
+        this.setView(this.zoom.scale, this.zoom.x, this.zoom.y);   // still within the new size
+        this.viewportChanged();
+      };
       new ResizeObserver(changed).observe(this.stage);
-      window.addEventListener("scroll", () => { this.rect = null; }, { passive: true });
+      window.addEventListener("scroll", () => { this.rect = null; this.stageBox = null; }, { passive: true });
       this.resizeOverlay();
     }
 
-    /** The #canvas area in CSS pixels and the device pixel ratio: what hello/viewport report. */
+    /**
+     * The stage in CSS pixels and the device pixels per CSS pixel of the photo as shown (the
+     * display's ratio times the zoom, within the protocol's limit): what hello/viewport report.
+     */
     viewport() {
-      const r = this.canvas.getBoundingClientRect();
-      return { viewport: { width: Math.round(r.width), height: Math.round(r.height) }, dpr: window.devicePixelRatio || 1 };
+      const r = this.stageRect();
+      const limit = (S.protocol.limits && S.protocol.limits.maxDevicePixelRatio) || 8;
+      const dpr = Math.min(limit, (window.devicePixelRatio || 1) * this.zoom.scale);
+      return { viewport: { width: Math.round(r.width), height: Math.round(r.height) }, dpr };
     }
+
+    // ---- zoom and pan ----------------------------------------------------------------------
+
+    /**
+     * Shows the fitted photo magnified by `scale` (1...MAX_ZOOM) and moved by (x, y) stage CSS
+     * pixels, kept so the picture always covers the stage it covered when fitted.
+     */
+    setView(scale, x, y) {
+      const r = this.stageRect();
+      const s = S.util.clamp(Number.isFinite(scale) ? scale : 1, 1, MAX_ZOOM);
+      const z = {
+        scale: s,
+        x: S.util.clamp(Number.isFinite(x) ? x : 0, r.width * (1 - s), 0),
+        y: S.util.clamp(Number.isFinite(y) ? y : 0, r.height * (1 - s), 0),
+      };
+      const was = this.zoom;
+      if (z.scale === was.scale && z.x === was.x && z.y === was.y) return;
+      this.zoom = z;
+      const transform = s === 1 ? "" : `translate(${z.x}px, ${z.y}px) scale(${s})`;
+      for (const element of this.zoomed) element.style.transform = transform;
+      document.body.dataset.zoomed = String(s > 1);
+      this.rect = null;
+      this.scheduleOverlay();
+      if (z.scale !== was.scale) this.viewportChanged();
+    }
+
+    /** Zooms by `factor` about the client point (cx, cy), which stays where it is. */
+    zoomAbout(factor, cx, cy) {
+      const r = this.stageRect(), z = this.zoom;
+      const s = S.util.clamp(z.scale * factor, 1, MAX_ZOOM);
+      const px = cx - r.left, py = cy - r.top;
+      this.setView(s, px - (px - z.x) * s / z.scale, py - (py - z.y) * s / z.scale);
+    }
+
+    panBy(dx, dy) { this.setView(this.zoom.scale, this.zoom.x + dx, this.zoom.y + dy); }
+
+    /** Back to the photo fitted to the stage. */
+    resetView() { this.setView(1, 0, 0); }
 
     resizeOverlay() {
       const r = this.stage.getBoundingClientRect();
@@ -112,6 +167,11 @@
     canvasRect() {
       if (!this.rect) this.rect = this.canvas.getBoundingClientRect();
       return this.rect;
+    }
+
+    stageRect() {
+      if (!this.stageBox) this.stageBox = this.stage.getBoundingClientRect();
+      return this.stageBox;
     }
 
     /** Where the photo is shown, in client coordinates (object-fit: contain letterboxes it). */
@@ -138,7 +198,7 @@
     /** Document pixels -> overlay (stage CSS pixel) coordinates. */
     docToStage(x, y) {
       const img = this.imageRect();
-      const box = this.canvasRect();
+      const box = this.stageRect();
       return {
         x: img.left - box.left + x / this.docWidth * img.width,
         y: img.top - box.top + y / this.docHeight * img.height,
@@ -420,7 +480,7 @@
       if (!tail.points.length) return false;
       ctx.save();
       // Predictions can overshoot the photo; the tail stays on it, like the ink will.
-      const img = this.imageRect(), box = this.canvasRect();
+      const img = this.imageRect(), box = this.stageRect();
       ctx.beginPath();
       ctx.rect(img.left - box.left, img.top - box.top, img.width, img.height);
       ctx.clip();
@@ -462,7 +522,7 @@
       const p = this.pencil, c = this.pencilCanvas;
       if (p.opacity <= 0 || !this.docWidth) { c.hidden = true; return again; }
       const at = this.docToStage(p.x, p.y);
-      const box = this.canvasRect();
+      const box = this.stageRect();
       const length = S.util.clamp(0.32 * Math.min(box.width, box.height), 110, 300);
       const bounds = (this.pencilGL ? S.PencilGL.bounds : S.pencilBounds)(at.x, at.y, p.altitude, p.azimuth, length);
       const dpr = window.devicePixelRatio || 1;
