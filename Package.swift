@@ -47,7 +47,7 @@ let package = Package(
                 resources: [.copy("Resources/web"), .copy("Resources/photos")]),
 
         // The command-line tool: its commands live in a library so tests can drive them.
-        .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument", "SfumatoStudio"]),
+        .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument", "SfumatoStudio", "CCrypto"]),
         .executableTarget(name: "sfumato", dependencies: ["SfumatoCLI"]),
         .target(name: "SfumatoFuzzing", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoDocument", "SfumatoStudio", "SfumatoCLI"]),
 

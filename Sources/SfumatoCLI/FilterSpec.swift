@@ -4,7 +4,7 @@ import SfumatoCore
 import SfumatoFilters
 
 /// One filter step as the user wrote it: a name and raw parameter values.
-public struct FilterStep: Equatable {
+public struct FilterStep: Equatable, Sendable {
     public var name: String
     public var values: [String: ParameterValue]
 
@@ -147,7 +147,9 @@ enum JSONValue: Equatable {
 
 /// Turns steps into a recipe, loading image-valued parameters from files.
 enum RecipeBuilder {
-    static func build(_ steps: [FilterStep], on image: Image, pixelLimit: Int) throws -> (Image, [any Filter]) {
+    /// The steps applied to `image`; `scale` (0...1] shrinks their lengths in pixels, for an image
+    /// decoded at that fraction of its size.
+    static func build(_ steps: [FilterStep], on image: Image, pixelLimit: Int, scale: Double = 1) throws -> (Image, [any Filter]) {
         var current = image
         var filters: [any Filter] = []
         for step in steps {
@@ -164,7 +166,8 @@ enum RecipeBuilder {
                     values[key] = nil
                 }
             }
-            let filter = try FilterRegistry.make(step.name, values: values, images: images)
+            let made = try FilterRegistry.make(step.name, values: values, images: images)
+            let filter = scale == 1 ? made : scaledFilter(made, by: scale)
             filters.append(filter)
             current = filter.apply(to: current)
         }

@@ -17,6 +17,7 @@ public enum SfumatoCommand {
           filters   list filters and their parameters
           info      show an image file's format, size, orientation and colour profile
           gallery   the twelve MetalImageFilters presets, one PNG each
+          batch     many files: sfumato batch IN... -o OUTDIR [--recipe R.json] [--thumbnail 400x400]
           ink       render a scene of pen strokes (brushes, pressure, tilt, fade)
           doc       documents: new, apply, ink, undo, redo, log, render, check
 
@@ -46,6 +47,7 @@ public enum SfumatoCommand {
             case "info": try InfoCommand.run(rest, output: output)
             case "gallery": try GalleryCommand.run(rest, output: output)
             case "ink": try InkCommand.run(rest, output: output)
+            case "batch": return try BatchCommand.run(rest, output: output)
             case "doc": try DocCommand.run(rest, output: output)
             case "studio": try StudioCommand.run(rest, output: output)
             case "--help", "-h", "help":
@@ -81,12 +83,14 @@ public final class TextOutput: @unchecked Sendable {
 
     /// Whether lines go to a terminal (colours and drawings may use its escape sequences).
     var isTerminal: Bool { !capture && isatty(STDOUT_FILENO) == 1 }
+    /// Whether standard error is a terminal (a progress bar may be redrawn there).
+    var errorIsTerminal: Bool { !capture && isatty(STDERR_FILENO) == 1 }
 
     func print(_ s: String) {
         if capture { out += s + "\n" } else { StandardStream.output.write(s + "\n") }
     }
 
-    func error(_ s: String) {
-        if capture { err += s + "\n" } else { StandardStream.error.write(s + "\n") }
+    func error(_ s: String, terminator: String = "\n") {
+        if capture { err += s + terminator } else { StandardStream.error.write(s + terminator) }
     }
 }

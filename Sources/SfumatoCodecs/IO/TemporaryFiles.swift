@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Files being written under temporary names, removed if the process is interrupted.
 ///
@@ -18,13 +17,15 @@ public enum TemporaryFiles {
         p.initialize(repeating: 0, count: capacity)
         return p
     }()
-    static let lock = Mutex(())
+    /// An NSLock rather than Synchronization's Mutex: the Mutex waits on futexes directly, which
+    /// ThreadSanitizer cannot see, so it reported the table's accesses under the lock as races.
+    static let lock = NSLock()
 
     /// Registers a path; returns its slot, or nil (table full, or path too long).
     public static func register(_ path: String) -> Int? {
         let bytes = Array(path.utf8)
         guard bytes.count < pathBytes else { return nil }
-        return lock.withLock { _ in
+        return lock.withLock {
             for i in 0..<capacity where inUse[i] == 0 {
                 let slot = buffers + i * pathBytes
                 _ = bytes.withUnsafeBytes { memcpy(slot, $0.baseAddress!, bytes.count) }
@@ -43,7 +44,7 @@ public enum TemporaryFiles {
         let bytes = Array(template.utf8)
         let slot: Int? =
             bytes.count < pathBytes
-            ? lock.withLock { _ in
+            ? lock.withLock {
                 for i in 0..<capacity where inUse[i] == 0 {
                     let p = buffers + i * pathBytes
                     _ = bytes.withUnsafeBytes { memcpy(p, $0.baseAddress!, bytes.count) }
@@ -68,7 +69,7 @@ public enum TemporaryFiles {
     /// Forgets a slot (its file was renamed into place or removed).
     public static func unregister(_ slot: Int?) {
         guard let slot else { return }
-        lock.withLock { _ in inUse[slot] = 0 }
+        lock.withLock { inUse[slot] = 0 }
     }
 
     /// Installs the handlers (once per process). The studio installs its own for a clean stop.
