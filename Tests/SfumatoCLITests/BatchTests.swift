@@ -127,8 +127,9 @@ struct BatchTests {
         #expect(listed.out.contains("/tmp/unused/coffee-small.webp <- \(input.path)/coffee.png"), "\(listed.out)")
         #expect(listed.out.contains("/tmp/unused/trip/rocket-small.webp <- \(input.path)/trip/rocket.jpg"), "\(listed.out)")
         let picked = sfumato("batch", input.path, "-o", "/tmp/unused", "--dry-run", "--include", "*.png", "--exclude", "notes.*")
-        #expect(picked.out.split(separator: "\n").map { String($0.components(separatedBy: " <- ").last!) }.sorted()
-            == ["\(input.path)/coffee.png", "\(input.path)/trip/day 2/chelsea.png"], "\(picked.out)")
+        #expect(
+            picked.out.split(separator: "\n").map { String($0.components(separatedBy: " <- ").last!) }.sorted()
+                == ["\(input.path)/coffee.png", "\(input.path)/trip/day 2/chelsea.png"], "\(picked.out)")
         // Two inputs that would write one output: refused before anything is done.
         let clash = sfumato("batch", input.path, "-o", "/tmp/unused", "--dry-run", "--name", "same.jpg")
         #expect(clash.code == 2 && clash.err.contains("would both write"))

@@ -55,7 +55,7 @@ struct BatchInputs {
             let name = outputName((relative as NSString).lastPathComponent)
             let output = directory.isEmpty ? name : directory + "/" + name
             if let other = seen[output] {
-                if other == input { continue }   // the same file named twice
+                if other == input { continue }  // the same file named twice
                 throw CLIError.usage("\(other) and \(input) would both write \(output); rename one or use --name")
             }
             seen[output] = input

@@ -45,7 +45,7 @@ struct BatchJob: Sendable {
         // A streamed JPEG holds a band of rows a thread; anything else is decoded whole first.
         let streamed = info.format == .jpeg && info.orientation == 1
         let decoded = streamed ? width * 4 * 512 * settings.threads : width * height * 4
-        let bands = width * 16 * 256 * settings.threads   // the renderer's float strips
+        let bands = width * 16 * 256 * settings.threads  // the renderer's float strips
         return decoded + bands
     }
 

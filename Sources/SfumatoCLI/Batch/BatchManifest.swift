@@ -28,7 +28,7 @@ struct BatchRecord: Sendable, Equatable {
     var json: String {
         var o: [String: Any] = [
             "input": input, "output": output, "status": status.rawValue, "recipe_hash": recipeHash,
-            "seconds": (seconds * 1000).rounded() / 1000,
+            "seconds": (seconds * 1000).rounded() / 1000
         ]
         if let reason { o["reason"] = reason }
         if let inputHash { o["input_hash"] = inputHash }

@@ -35,7 +35,7 @@ final class BatchProgress: @unchecked Sendable {
             switch style {
             case .json:
                 var line = record.json
-                line.removeLast()   // the closing brace: the progress goes in the same object
+                line.removeLast()  // the closing brace: the progress goes in the same object
                 output.print(line + ",\"event\":\"file\",\"done\":\(done),\"total\":\(total)}")
             case .bar:
                 let now = DispatchTime.now().uptimeNanoseconds

@@ -43,7 +43,9 @@ enum BatchCommand {
 
     static func run(_ args: [String], output: TextOutput) throws -> Int32 {
         var spec = Arguments.Spec()
-        for name in ["--recipe", "--thumbnail", "--format", "--quality", "--name", "--jobs", "--memory", "--shard", "--manifest", "--working-space", "--pixel-limit"] {
+        for name in [
+            "--recipe", "--thumbnail", "--format", "--quality", "--name", "--jobs", "--memory", "--shard", "--manifest", "--working-space", "--pixel-limit"
+        ] {
             spec.value(name)
         }
         spec.value("--output", "-o")
@@ -95,14 +97,17 @@ enum BatchCommand {
         let json = a.has("--json")
         if a.has("--dry-run") {
             let job = BatchJob(settings: settings, recipeHash: settings.hash)
-            let earlier = FileManager.default.fileExists(atPath: manifestPath)
+            let earlier =
+                FileManager.default.fileExists(atPath: manifestPath)
                 ? try BatchManifest(path: manifestPath, waiting: {}).earlier : [:]
             for item in items {
                 let hash = BatchDigest.file(item.input)?.hash ?? ""
                 let done = job.isDone(item, hash: hash, earlier: earlier[item.relativeOutput])
                 output.print("\(done ? "skip" : "make") \(job.outputPath(item)) <- \(item.input)")
             }
-            output.error("batch: \(items.count) files, \(items.filter { job.isDone($0, hash: BatchDigest.file($0.input)?.hash ?? "", earlier: earlier[$0.relativeOutput]) }.count) already done (dry run: nothing written)")
+            output.error(
+                "batch: \(items.count) files, \(items.filter { job.isDone($0, hash: BatchDigest.file($0.input)?.hash ?? "", earlier: earlier[$0.relativeOutput]) }.count) already done (dry run: nothing written)"
+            )
             return 0
         }
         try FileManager.default.createDirectory(atPath: settings.outputFolder, withIntermediateDirectories: true)
