@@ -32,13 +32,14 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
 
         // The engine.
         // Twins of the hottest 8-bit loops in 512-bit vectors, compiled for AVX-512 and entered
         // only where `CPUFeatures.wideVectors` says the processor has it.
         .target(name: "SfumatoAVX512", swiftSettings: wideVectorFlags),
         .target(name: "SfumatoCore", dependencies: ["SfumatoAVX512"]),
-        .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2"]),
+        .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2", "CExif"]),
         .target(name: "SfumatoFilters", dependencies: ["SfumatoCore", "SfumatoAVX512"]),
         .target(name: "SfumatoInk", dependencies: ["SfumatoCore", "SfumatoFilters"]),
         .target(name: "SfumatoDocument", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "CSQLite", "CCrypto"]),

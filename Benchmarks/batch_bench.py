@@ -1,7 +1,7 @@
 """Batches: `sfumato batch` against vipsthumbnail and GNU parallel running vips, on the same photos and
 the same cores, and `sfumato batch` on a local Ray cluster of one and of two nodes.
 
-    .venv/bin/python Benchmarks/batch_bench.py [--count 200] [--rounds 3]
+    scripts/bench --batch [--count 200] [--rounds 3]
 
 Makes COUNT photos of 6000x4000 (JPEG q90, eight different pictures), then times, interleaved, the
 median of ROUNDS whole runs of:
@@ -203,7 +203,7 @@ def main():
         for nodes in (1, 2):
             ray_rows[nodes] = ray_throughput(sfumato, photos, work, nodes)
             log(f"ray: {nodes} node(s): {ray_rows[nodes]:.2f} s")
-    meta = {"command": "python Benchmarks/batch_bench.py" + (f" --count {args.count}" if args.count != 200 else ""),
+    meta = {"command": "scripts/bench --batch" + (f" --count {args.count}" if args.count != 200 else ""),
             "date": time.strftime("%Y-%m-%d"), "count": len(photos), "cores": cores, "rounds": args.rounds}
     text = section(meta, table, ray_rows)
     write_section(text)

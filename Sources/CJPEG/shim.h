@@ -180,6 +180,13 @@ static inline int sf_jpeg_start_compress(sf_jpeg_encoder *e, FILE *file, int wid
     return 0;
 }
 
+/// Writes an APPn marker (n = marker - JPEG_APP0) before the first row; 0, or -1 with err.message set.
+static inline int sf_jpeg_write_marker(sf_jpeg_encoder *e, int marker, const unsigned char *data, unsigned int len) {
+    if (setjmp(e->err.jump)) return -1;
+    jpeg_write_marker(&e->cinfo, marker, data, len);
+    return 0;
+}
+
 static inline int sf_jpeg_write_rows(sf_jpeg_encoder *e, const unsigned char *buffer, size_t stride, int count) {
     if (setjmp(e->err.jump)) return -1;
     int done = 0;

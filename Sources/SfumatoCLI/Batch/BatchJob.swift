@@ -17,6 +17,8 @@ struct BatchSettings: Sendable {
     var pixelLimit = 200_000_000
     /// Render threads of one file (the batch runs several files at once).
     var threads = 1
+    /// Write the input's metadata (EXIF, XMP, an sRGB profile) into the output.
+    var keepMetadata = true
 
     /// SHA-256 of everything that decides an output's bytes, with the engine's version.
     var hash: String {
@@ -25,7 +27,8 @@ struct BatchSettings: Sendable {
             text += step.name + "(" + step.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") + ")\n"
         }
         if let t = thumbnail { text += "thumbnail \(t.width)x\(t.height)\n" }
-        text += "format \(format.map { "\($0)" } ?? "by name") quality \(encode.quality) space \(workingSpace.rawValue)\n"
+        text += "format \(format.map { "\($0)" } ?? "by name") quality \(encode.quality) space \(workingSpace.rawValue)"
+        text += " metadata \(keepMetadata ? "kept" : "stripped")\n"
         return BatchDigest.text(text)
     }
 }
@@ -123,7 +126,7 @@ struct BatchJob: Sendable {
             throw CLIError.failure("\(upright.width)x\(upright.height) is over the pixel limit")
         }
         let scale = decodeScale(info)
-        var (image, _) = try ImageIO.open(path: item.input, options: DecodeOptions(pixelLimit: settings.pixelLimit, jpegScale: scale))
+        var (image, opened) = try ImageIO.open(path: item.input, options: DecodeOptions(pixelLimit: settings.pixelLimit, jpegScale: scale))
         // Lengths in pixels shrink with the decode, so the file looks as if filtered at full size.
         let (filtered, filters) = try RecipeBuilder.build(settings.steps, on: image, pixelLimit: settings.pixelLimit, scale: 1 / Double(scale))
         image = filtered
@@ -140,8 +143,10 @@ struct BatchJob: Sendable {
         let context = RenderContext(options: .init(workingSpace: settings.workingSpace, threads: settings.threads))
         let opaque = !info.hasAlpha && filters.allSatisfy(\.preservesOpacity)
         let rect = image.extent
+        var encode = settings.encode
+        if settings.keepMetadata { encode.metadata = opened.metadata }
         let writer = try ImageIO.makeWriter(
-            path: path, format: format, width: rect.width, height: rect.height, hasAlpha: !opaque, options: settings.encode)
+            path: path, format: format, width: rect.width, height: rect.height, hasAlpha: !opaque, options: encode)
         try context.render(image, rect: rect, format: .rgba8, to: writer)
         try writer.finish()
         return (rect.width, rect.height)

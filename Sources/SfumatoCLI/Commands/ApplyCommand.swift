@@ -26,6 +26,10 @@ enum ApplyCommand {
                                       write a greyscale file (WebP: grey as RGB); with
                                       --working-space none, convolution and morphology run
                                       a byte a pixel
+          --strip                     write no metadata (by default JPEG output keeps the
+                                      input's EXIF, orientation set to 1 and dimensions
+                                      updated, its XMP, and an sRGB profile if it had one;
+                                      PNG output keeps the EXIF)
           --explain                   print the render plan (passes, fusion, tiles, threads)
           --no-fusion                 run each point filter as its own pass (for measuring)
           --threads N                 threads (default: all cores)
@@ -53,6 +57,7 @@ enum ApplyCommand {
         spec.flag("--explain")
         spec.flag("--no-fusion")
         spec.flag("--gray")
+        spec.flag("--strip")
         spec.flag("--help", "-h")
         let a = try Arguments(args, spec: spec)
         if a.has("--help") { output.print(help); return }
@@ -117,6 +122,7 @@ enum ApplyCommand {
         guard let outputPath, let format else { return }
 
         let opaque = !info.hasAlpha && filters.allSatisfy(\.preservesOpacity)
+        if !a.has("--strip") { encode.metadata = info.metadata }
         let sixteen = !gray && format == .png && info.bitsPerChannel == 16
         let pixels: PixelFormat = gray ? .gray8 : sixteen ? .rgba16 : .rgba8
         if outputPath == "-" {

@@ -34,6 +34,7 @@ enum BatchCommand {
                                    this machine's memory, at most 8G)
           --shard I/N              only the I-th of N parts (0-based; split by a hash of each path)
           --manifest FILE          the manifest, JSON lines (default OUTDIR/.sfumato-batch.jsonl)
+          --strip                  write no metadata (kept by default, as sfumato apply keeps it)
           --json                   one JSON line a file on standard output, and a summary line
           --dry-run                list what would be done, do nothing
           --working-space linear|none, --pixel-limit MP   as in sfumato apply
@@ -54,6 +55,7 @@ enum BatchCommand {
         spec.value("--include", repeatable: true)
         spec.value("--exclude", repeatable: true)
         spec.flag("--json")
+        spec.flag("--strip")
         spec.flag("--dry-run")
         spec.flag("--help", "-h")
         let a = try Arguments(args, spec: spec)
@@ -86,6 +88,7 @@ enum BatchCommand {
             settings.workingSpace = w
         }
         settings.pixelLimit = (try a.integer("--pixel-limit", in: 1...2000) ?? 200) * 1_000_000
+        settings.keepMetadata = !a.has("--strip")
         let pattern = a.value("--name") ?? "{stem}.{ext}"
         try checkPattern(pattern)
         let shard = try a.value("--shard").map(BatchShard.init(parsing:)) ?? .whole

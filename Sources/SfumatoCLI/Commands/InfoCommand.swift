@@ -27,6 +27,8 @@ enum InfoCommand {
                 ]
                 if let p = i.iccProfile { o["iccProfile"] = p }
                 if let l = i.lossless { o["lossless"] = l }
+                if let e = i.metadata.exif { o["exifBytes"] = e.count }
+                if let x = i.metadata.xmp { o["xmpBytes"] = x.count }
                 let data = try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys])
                 output.print(String(decoding: data, as: UTF8.self))
             } else {
@@ -36,6 +38,8 @@ enum InfoCommand {
                 lines.append("  \(i.bitsPerChannel)-bit \(channels)\(i.hasAlpha ? " with alpha" : "")")
                 lines.append("  colour profile: \(i.iccProfile ?? "none (sRGB assumed)")")
                 if let l = i.lossless { lines.append("  \(l ? "lossless" : "lossy")") }
+                if let e = i.metadata.exif { lines.append("  EXIF: \(e.count) bytes") }
+                if let x = i.metadata.xmp { lines.append("  XMP: \(x.count) bytes") }
                 output.print(lines.joined(separator: "\n"))
             }
         }

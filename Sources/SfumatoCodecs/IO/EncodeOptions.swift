@@ -26,6 +26,10 @@ public struct EncodeOptions: Sendable {
     public var background: SIMD3<Float> = SIMD3(1, 1, 1)
     /// JPEG: the fast integer DCT (slightly less exact; for previews that go out many times a second).
     public var fastDCT = false
+    /// What to write beside the pixels (nil: nothing). JPEG writes the EXIF block (orientation 1,
+    /// dimensions of the output), the XMP packet and, when the input had a profile, an sRGB
+    /// profile (the pixels are sRGB); PNG writes the EXIF block.
+    public var metadata: ImageMetadata? = nil
 
     public init(
         quality: Int = 90, chromaSubsampling: ChromaSubsampling = .s420, pngBitDepth: Int = 8,

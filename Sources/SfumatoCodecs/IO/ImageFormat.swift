@@ -100,6 +100,8 @@ public struct ImageInfo: Sendable, Equatable {
     public var iccProfile: String?
     /// For WebP: whether the bitstream is lossless.
     public var lossless: Bool?
+    /// EXIF, XMP and whether there was a colour profile (read from JPEG files).
+    public var metadata = ImageMetadata()
 
     /// Width and height after orientation.
     public var orientedSize: (width: Int, height: Int) {

@@ -64,7 +64,12 @@ final class _JPEGDecoder: RowReader {
         while let m = marker {
             if m.pointee.marker == UInt8(JPEG_APP0 + 1), let data = m.pointee.data {
                 let block = Array(UnsafeBufferPointer(start: data, count: Int(m.pointee.data_length)))
-                if block.starts(with: [0x45, 0x78, 0x69, 0x66, 0, 0]) { info.orientation = _EXIF.orientation(block) }
+                if block.starts(with: ImageMetadata.exifPrefix) && info.metadata.exif == nil {
+                    info.orientation = _EXIF.orientation(block)
+                    info.metadata.exif = block
+                } else if block.starts(with: ImageMetadata.xmpPrefix) && info.metadata.xmp == nil {
+                    info.metadata.xmp = block
+                }
             }
             marker = m.pointee.next
         }
@@ -74,6 +79,7 @@ final class _JPEGDecoder: RowReader {
             icc = Array(UnsafeBufferPointer(start: iccData, count: iccLength))
             free(iccData)
             info.iccProfile = _ColorTransform.describe(icc!)
+            info.metadata.hadColorProfile = true
         }
     }
 

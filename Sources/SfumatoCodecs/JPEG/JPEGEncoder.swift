@@ -82,9 +82,18 @@ final class _JPEGFileWriter: ImageFileWriter {
         self.gray = gray
         self.options = options
         flat = .allocate(capacity: 4 * width * 16)
-        let status = sf_jpeg_start_compress(
-            e, file.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
-            Int32(options.chromaSubsampling.rawValue), nil, 0)
+        let metadata = options.metadata ?? ImageMetadata()
+        let icc = metadata.hadColorProfile && !gray ? ImageMetadata.sRGBProfile : []
+        var status = icc.withUnsafeBufferPointer {
+            sf_jpeg_start_compress(
+                e, file.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
+                Int32(options.chromaSubsampling.rawValue), $0.baseAddress, UInt32($0.count))
+        }
+        // EXIF first (viewers look for it in the first APP1), then XMP.
+        for block in [metadata.exif(forUprightWidth: width, height: height), metadata.xmp].compactMap({ $0 })
+        where status == 0 && block.count <= 65533 {
+            status = block.withUnsafeBufferPointer { sf_jpeg_write_marker(e, Int32(JPEG_APP0 + 1), $0.baseAddress, UInt32($0.count)) }
+        }
         if status != 0 {
             let message = String(cString: sf_jpeg_message(&e.pointee.err))
             sf_jpeg_encoder_destroy(e)

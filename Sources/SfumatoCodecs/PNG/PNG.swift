@@ -203,6 +203,7 @@ final class _PNGWriter: ImageFileWriter {
     private var row: UnsafeMutablePointer<UInt8>
     private var finished = false
     private let name: String
+    private var exifChunk: UnsafeMutableRawBufferPointer?
 
     /// `alpha`: write RGBA (else RGB). Rows arrive as RGBA8, or RGBA16 when the bitmap is 16-bit;
     /// with `gray`, as one byte a pixel, written as greyscale (`alpha` ignored; 16-bit when
@@ -241,6 +242,18 @@ final class _PNGWriter: ImageFileWriter {
                 ? SPNG_COLOR_TYPE_GRAYSCALE.rawValue
                 : alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
         var status = spng_set_ihdr(ctx, &ihdr)
+        // EXIF as an eXIf chunk (the TIFF structure, without JPEG's Exif header); libspng keeps
+        // a pointer to it until the image is encoded, so the writer keeps the bytes.
+        if status == 0, let block = options.metadata?.exif(forUprightWidth: width, height: height) {
+            let tiff = block.dropFirst(ImageMetadata.exifPrefix.count)
+            let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: tiff.count, alignment: 1)
+            bytes.copyBytes(from: tiff)
+            exifChunk = bytes
+            var chunk = spng_exif()
+            chunk.length = tiff.count
+            chunk.data = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
+            status = spng_set_exif(ctx, &chunk)
+        }
         if status == 0 {
             status = spng_encode_image(ctx, nil, 0, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_PROGRESSIVE.rawValue | SPNG_ENCODE_FINALIZE.rawValue))
         }
@@ -252,6 +265,7 @@ final class _PNGWriter: ImageFileWriter {
     deinit {
         spng_ctx_free(ctx)
         row.deallocate()
+        exifChunk?.deallocate()
         if !finished { file?.discard() }
     }
 

@@ -40,7 +40,11 @@ public enum CPUFeatures {
     /// Whether kernels take their AVX-512 twins: `hasAVX512`, unless the environment variable
     /// `SFUMATO_SIMD=baseline` asks for the baseline code (to compare the two, or to benchmark
     /// an older machine). Tests switch it with `withBaselineVectors(_:)`.
-    public static var wideVectors: Bool { hasAVX512 && !_baselineByEnvironment && _baselineRequests.load(ordering: .relaxed) == 0 }
+    public static var wideVectors: Bool { wideVectorsAvailable && _baselineRequests.load(ordering: .relaxed) == 0 }
+
+    /// Whether kernels take their AVX-512 twins when no `withBaselineVectors` call is running:
+    /// `hasAVX512`, unless `SFUMATO_SIMD=baseline`.
+    public static var wideVectorsAvailable: Bool { hasAVX512 && !_baselineByEnvironment }
 
     static let _baselineByEnvironment = ProcessInfo.processInfo.environment["SFUMATO_SIMD"] == "baseline"
     /// How many `withBaselineVectors` calls are running (a count, so overlapping calls nest).
