@@ -12,6 +12,8 @@ public enum FilterRegistry {
     public static let all: [any DeclaredFilter.Type] = [
         // Colour (Core Image)
         HueAdjust.self, ColorControls.self, ExposureAdjust.self, GammaAdjust.self, ToneCurve.self, ColorMatrix.self, ColorInvert.self,
+        SepiaTone.self, ColorMonochrome.self, ColorPosterize.self, ColorClamp.self, ColorPolynomial.self, MaximumComponent.self,
+        MinimumComponent.self, Vibrance.self,
         // Compositing
         SourceOverCompositing.self,
         // Blur and noise

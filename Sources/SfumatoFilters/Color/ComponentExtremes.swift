@@ -1,0 +1,42 @@
+import SfumatoCore
+
+/// CIMaximumComponent: grey from the largest colour channel, m = max(R, G, B); alpha kept.
+public struct MaximumComponent: DeclaredFilter, Equatable {
+    public static let fields: [FilterField<MaximumComponent>] = []
+    public static let descriptor = FilterDescriptor(
+        displayName: "Maximum Component", coreImageName: "CIMaximumComponent", shortName: "maximum-component", category: .color,
+        summary: "grey from each pixel's largest channel", parameters: fields.map(\.spec))
+
+    public init() {}
+
+    public func apply(to image: Image) -> Image {
+        image.applying([.pixel(ComponentGrey(largest: true))], name: Self.descriptor.name)
+    }
+}
+
+/// CIMinimumComponent: grey from the smallest colour channel, m = min(R, G, B); alpha kept.
+public struct MinimumComponent: DeclaredFilter, Equatable {
+    public static let fields: [FilterField<MinimumComponent>] = []
+    public static let descriptor = FilterDescriptor(
+        displayName: "Minimum Component", coreImageName: "CIMinimumComponent", shortName: "minimum-component", category: .color,
+        summary: "grey from each pixel's smallest channel", parameters: fields.map(\.spec))
+
+    public init() {}
+
+    public func apply(to image: Image) -> Image {
+        image.applying([.pixel(ComponentGrey(largest: false))], name: Self.descriptor.name)
+    }
+}
+
+struct ComponentGrey: PixelFunction {
+    let largest: Bool
+    var name: String { largest ? "max(R, G, B)" : "min(R, G, B)" }
+
+    func apply(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        for i in 0..<count {
+            let p = pixels[i]
+            let m = largest ? max(p.x, p.y, p.z) : min(p.x, p.y, p.z)
+            pixels[i] = SIMD4(m, m, m, p.w)
+        }
+    }
+}
