@@ -127,7 +127,9 @@ def ray_throughput(sfumato, photos, work, nodes):
         folder = fresh(work / f"ray-{nodes}")
         result = sfumato_ray.run(photos, folder, ["-f", f"gaussian-blur:radius={SIGMA}", "--thumbnail", f"{BOX}x{BOX}"],
                                  shards=8 * nodes, sfumato=sfumato)
-        assert all(r["status"] == "done" for r in result["records"]) and len(result["records"]) == len(photos)
+        records = result["records"]
+        bad = [r for r in records if r["status"] != "done"]
+        assert not bad and len(records) == len(photos), f"{len(records)} records of {len(photos)}; not done: {bad[:3]}"
         return result["seconds"]
     finally:
         ray.shutdown()
@@ -175,7 +177,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--work", default=str(ROOT / "Benchmarks" / "work" / "batch"))
     ap.add_argument("--no-ray", action="store_true")
+    ap.add_argument("--make-only", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.make_only:
+        make_photos(Path(args.work), args.count)
+        return
     for tool in ("vips", "vipsthumbnail", "parallel"):
         if not shutil.which(tool):
             sys.exit(f"batch_bench: needs {tool} (Debian: libvips-tools, parallel)")
@@ -183,7 +189,10 @@ def main():
     cores = len(os.sched_getaffinity(0))
     work = Path(args.work)
     log(f"batch_bench: making {args.count} photos of {SIZE[0]}x{SIZE[1]} in {work}")
-    photos = make_photos(work, args.count)
+    # In a child: this process forks every measured command, and a fork's peak resident size starts
+    # with its parent's pages, so the parent must stay small.
+    subprocess.run([sys.executable, __file__, "--make-only", "--count", str(args.count), "--work", str(work)], check=True)
+    photos = sorted((work / "photos").glob("*.jpg"))
     (work / "shm").mkdir(exist_ok=True)
     commands = runs(sfumato, photos, work, cores)
     results = {row: {tool: [] for tool in tools} for row, tools in commands.items()}

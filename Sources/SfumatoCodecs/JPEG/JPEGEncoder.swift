@@ -69,6 +69,8 @@ final class _JPEGFileWriter: ImageFileWriter {
     private let options: EncodeOptions
     private var flat: UnsafeMutablePointer<UInt8>
     private var finished = false
+    private let height: Int
+    private var rowsWritten = 0
 
     init(path: String, width: Int, height: Int, gray: Bool = false, options: EncodeOptions) throws {
         try options.validate()
@@ -79,6 +81,7 @@ final class _JPEGFileWriter: ImageFileWriter {
         guard let e = sf_jpeg_encoder_create() else { throw SfumatoError.io("cannot create a JPEG encoder") }
         self.e = e
         self.width = width
+        self.height = height
         self.gray = gray
         self.options = options
         flat = .allocate(capacity: 4 * width * 16)
@@ -109,6 +112,10 @@ final class _JPEGFileWriter: ImageFileWriter {
     }
 
     func write(rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws {
+        guard count >= 0, rowsWritten + count <= height else {
+            throw SfumatoError.io("\(file.path): \(rowsWritten + count) rows written to a JPEG of \(height)")
+        }
+        rowsWritten += count
         if gray {
             if sf_jpeg_write_rows(e, rows.assumingMemoryBound(to: UInt8.self), rowBytes, Int32(count)) != Int32(count) {
                 throw SfumatoError.io("\(file.path): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")

@@ -8,14 +8,19 @@ final class _OrderedWriter: @unchecked Sendable {
     private let lock = NSLock()
     private let writing = NSLock()
     private var pending: [Int: (UnsafeMutableRawPointer, Int)] = [:]
-    private var nextIndex = 0
+    private var nextIndex: Int
     /// Called (by the writing thread) after strip `index` reached the sink.
     var onWritten: (Int) -> Void = { _ in }
 
-    init(sink: any RowSink, rowBytes: Int) {
+    /// `skipping`: strips the sink already has (from a render that had to start again).
+    init(sink: any RowSink, rowBytes: Int, skipping: Int = 0) {
         self.sink = sink
         self.rowBytes = rowBytes
+        nextIndex = skipping
     }
+
+    /// Strips the sink has taken, counting skipped ones (read once the render's threads are done).
+    var written: Int { writing.withLock { nextIndex } }
 
     func deliver(index: Int, rows: UnsafeMutableRawPointer, count: Int) throws {
         lock.lock()

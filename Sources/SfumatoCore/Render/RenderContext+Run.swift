@@ -65,20 +65,22 @@ extension RenderContext {
     func run(_ image: Image, rect: Rect, destination: _Target) throws {
         do {
             try run(image, rect: rect, destination: destination, materialized: [:])
-        } catch is _StreamWindowMiss {
-            // A recipe read its streamed source out of order (a rotation, a huge kernel):
-            // decode the sources whole and render again.
+        } catch let miss as _StreamWindowMiss {
+            // A recipe read its streamed source out of order (a rotation, a huge kernel, or
+            // strips finishing far apart on a machine this busy): decode the sources whole and
+            // render again. A sink keeps what it already took; the retry gives it the rest
+            // (the whole decode gives the streamed bytes, so the rows join up exactly).
             var decoded: [ObjectIdentifier: Bitmap] = [:]
             for s in _streamSources(image.node) {
                 decoded[ObjectIdentifier(s)] = try _decodeWhole(s)
             }
-            try run(image, rect: rect, destination: destination, materialized: decoded)
+            try run(image, rect: rect, destination: destination, materialized: decoded, skippingStrips: miss.stripsWritten)
         }
     }
 
     func run(
         _ image: Image, rect: Rect, destination: _Target,
-        materialized: [ObjectIdentifier: Bitmap]
+        materialized: [ObjectIdentifier: Bitmap], skippingStrips skipped: Int = 0
     ) throws {
         let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads, materialized: materialized)
         let layout = stripLayout(rect)
@@ -101,27 +103,31 @@ extension RenderContext {
             }
         case .sink(let sink, let format, let encoding, let alpha):
             let rowBytes = rect.width * format.bytesPerPixel
-            let writer = _OrderedWriter(sink: sink, rowBytes: rowBytes)
-            let state = _ScheduleState(count: layout.count, window: window)
+            let writer = _OrderedWriter(sink: sink, rowBytes: rowBytes, skipping: skipped)
+            let state = _ScheduleState(count: layout.count, window: window, first: skipped)
             // A strip counts as done once written, so unwritten strips are bounded by the window.
             writer.onWritten = { state.done($0) }
             let strips = _Locked<[Int: UnsafeMutableRawPointer]>([:])
             defer { strips.withLock { for (_, p) in $0 { p.deallocate() } } }
-            try schedule(rect, layout, state: state) { strip, w in
-                let buffer = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * strip.height, alignment: 64)
-                strips.withLock { $0[strip.y] = buffer }
-                let d = _Destination(
-                    base: buffer, rowBytes: rowBytes, rect: strip, format: format,
-                    encoding: encoding, alpha: alpha)
-                var x = strip.x
-                while x < strip.maxX {
-                    let tw = min(tileWidth, strip.maxX - x)
-                    try plan.root.store(Rect(x: x, y: strip.y, width: tw, height: strip.height), into: d, w)
-                    x += tw
+            do {
+                try schedule(rect, layout, state: state) { strip, w in
+                    let buffer = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * strip.height, alignment: 64)
+                    strips.withLock { $0[strip.y] = buffer }
+                    let d = _Destination(
+                        base: buffer, rowBytes: rowBytes, rect: strip, format: format,
+                        encoding: encoding, alpha: alpha)
+                    var x = strip.x
+                    while x < strip.maxX {
+                        let tw = min(tileWidth, strip.maxX - x)
+                        try plan.root.store(Rect(x: x, y: strip.y, width: tw, height: strip.height), into: d, w)
+                        x += tw
+                    }
+                } finish: { strip in
+                    guard let buffer = strips.withLock({ $0.removeValue(forKey: strip.y) }) else { return }
+                    try writer.deliver(index: (strip.y - rect.y) / layout.height, rows: buffer, count: strip.height)
                 }
-            } finish: { strip in
-                guard let buffer = strips.withLock({ $0.removeValue(forKey: strip.y) }) else { return }
-                try writer.deliver(index: (strip.y - rect.y) / layout.height, rows: buffer, count: strip.height)
+            } catch is _StreamWindowMiss {
+                throw _StreamWindowMiss(stripsWritten: writer.written)
             }
             try writer.flush()
         }

@@ -62,6 +62,15 @@ final class _ScheduleState: @unchecked Sendable {
         finished = Array(repeating: false, count: count)
     }
 
+    /// Strips from `first` on (the earlier ones count as finished: a sink already has them).
+    convenience init(count: Int, window: Int, first: Int) {
+        self.init(count: count, window: window)
+        let skip = min(max(first, 0), count)
+        for k in 0..<skip { finished[k] = true }
+        nextIndex = skip
+        oldestUnfinished = skip
+    }
+
     func next() -> Int? {
         condition.lock()
         defer { condition.unlock() }

@@ -2,7 +2,10 @@ import Foundation
 
 /// Raised when a render asks a streamed source for a row it has already let go of; the render
 /// then falls back to decoding the whole source (see ``RenderContext``).
-struct _StreamWindowMiss: Error {}
+struct _StreamWindowMiss: Error {
+    /// Strips a sink had already taken when the miss stopped its render (the retry skips them).
+    var stripsWritten = 0
+}
 
 /// Rows of a ``RowSource``, decoded in order into a ring of recent rows as tiles ask for them.
 /// The renderer hands out strips top to bottom and never lets a strip start while one far above
