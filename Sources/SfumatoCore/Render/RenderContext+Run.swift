@@ -90,15 +90,20 @@ extension RenderContext {
         defer { plan.streams.forEach { $0.endPass() } }
         let tileWidth = tileWidth(plan, rect)
 
+        // A strip, tile by tile across.
+        func store(_ strip: Rect, into d: _Destination, _ w: _Worker) throws {
+            var x = strip.x
+            while x < strip.maxX {
+                let tw = min(tileWidth, strip.maxX - x)
+                try plan.root.store(Rect(x: x, y: strip.y, width: tw, height: strip.height), into: d, w)
+                x += tw
+            }
+        }
+
         switch destination {
         case .memory(let d):
             try schedule(rect, layout, plan: plan) { strip, w in
-                var x = strip.x
-                while x < strip.maxX {
-                    let tw = min(tileWidth, strip.maxX - x)
-                    try plan.root.store(Rect(x: x, y: strip.y, width: tw, height: strip.height), into: d, w)
-                    x += tw
-                }
+                try store(strip, into: d, w)
             } finish: { _ in
             }
         case .sink(let sink, let format, let encoding, let alpha):
@@ -116,12 +121,7 @@ extension RenderContext {
                     let d = _Destination(
                         base: buffer, rowBytes: rowBytes, rect: strip, format: format,
                         encoding: encoding, alpha: alpha)
-                    var x = strip.x
-                    while x < strip.maxX {
-                        let tw = min(tileWidth, strip.maxX - x)
-                        try plan.root.store(Rect(x: x, y: strip.y, width: tw, height: strip.height), into: d, w)
-                        x += tw
-                    }
+                    try store(strip, into: d, w)
                 } finish: { strip in
                     guard let buffer = strips.withLock({ $0.removeValue(forKey: strip.y) }) else { return }
                     try writer.deliver(index: (strip.y - rect.y) / layout.height, rows: buffer, count: strip.height)
