@@ -68,3 +68,14 @@ struct AccessPolicyTests {
         if case .allow = decide(p, host: "evil.example:8080", path: "/pair") { Issue.record("a foreign Host reached a public path") }
     }
 }
+
+@Suite("Query strings")
+struct QueryTests {
+    @Test("empty keys, bare '=', empty pieces and percent-escapes: parsed, never a trap")
+    func hostileQueries() {
+        // `GET /?=` once trapped the server: splitting "=" gave no pieces at all.
+        #expect(HTTPRequest.parseQuery(["="]) == [:])
+        #expect(HTTPRequest.parseQuery(["=x", "&&", "a=", "b=2=3", "c", "t%3Dk=v%20w+x"]) == ["a": "", "b": "2=3", "c": "", "t=k": "v w x"])
+        #expect(HTTPRequest.parseQuery(["token=abc&width=20"]) == ["token": "abc", "width": "20"])
+    }
+}

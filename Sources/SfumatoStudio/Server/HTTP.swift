@@ -126,8 +126,11 @@ func _parseQuery(_ fragments: [String]) -> [String: String] {
     var out: [String: String] = [:]
     for f in fragments {
         for part in f.split(separator: "&") {
-            let kv = part.split(separator: "=", maxSplits: 1).map(String.init)
-            let key = kv[0].removingPercentEncoding ?? kv[0]
+            // Empty pieces kept: "=x" has an empty key (and is dropped), where the default split
+            // gave no pieces at all, and indexing them trapped (found by the studio-requests fuzzer).
+            let kv = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
+            guard let first = kv.first, !first.isEmpty else { continue }
+            let key = first.removingPercentEncoding ?? first
             let value = kv.count > 1 ? (kv[1].replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? kv[1]) : ""
             out[key] = value
         }
