@@ -331,3 +331,16 @@ test("a pinch zooms about the fingers' midpoint and pans with it; ending near th
   g.fire("pointerup", 1, 400, 300); g.fire("pointerup", 2, 451, 300);
   assert.deepEqual(g.view.zoom, { scale: 1, x: 0, y: 0 });
 });
+
+test("a tilt that is not a number neither moves the azimuth nor poisons the next ones", () => {
+  const S = page();
+  const { sent, fire } = pen(S);
+  fire("pointerdown", 0, { tiltX: 30, tiltY: 0 });
+  fire("pointermove", 1, { tiltX: NaN, tiltY: 0 });
+  fire("pointermove", 2, { tiltX: Infinity, tiltY: 5 });
+  fire("pointermove", 3, { tiltX: 0, tiltY: 30 });
+  fire("pointerup", 4, { tiltX: 0, tiltY: 30 });
+  const azimuths = sent.flatMap((m) => m.samples.map((s) => s.azimuth));
+  assert.ok(azimuths.every(Number.isFinite), `azimuths ${azimuths}`);
+  assert.ok(Math.abs(azimuths[azimuths.length - 1] - Math.PI / 2) < 1e-9);
+});

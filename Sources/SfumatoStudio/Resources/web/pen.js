@@ -117,11 +117,13 @@
       if (typeof event.azimuthAngle === "number") return angles;
       const id = event.pointerId;
       const last = this.azimuths.get(id);
+      // A reading that is not a number (a broken driver) neither moves nor poisons what is kept.
+      if (!Number.isFinite(angles.azimuth)) return { altitude: angles.altitude, azimuth: last === undefined ? 0 : last };
       if (last === undefined) {
         this.azimuths.set(id, angles.azimuth);
         return angles;
       }
-      const tilt = Math.hypot(event.tiltX || 0, event.tiltY || 0);
+      const tilt = Math.hypot(event.tiltX || 0, event.tiltY || 0) || 0;   // NaN tilt: hold still
       const gain = Math.min(1, (tilt / STEADY_TILT_DEG) ** 2);
       let turn = angles.azimuth - last;
       turn -= 2 * Math.PI * Math.round(turn / (2 * Math.PI));   // the short way round
