@@ -38,7 +38,9 @@ let package = Package(
         // Twins of the hottest 8-bit loops in 512-bit vectors, compiled for AVX-512 and entered
         // only where `CPUFeatures.wideVectors` says the processor has it.
         .target(name: "SfumatoAVX512", swiftSettings: wideVectorFlags),
-        .target(name: "SfumatoCore", dependencies: ["SfumatoAVX512"]),
+        // Device/CUDA/Kernels holds the CUDA C sources of the GPU kernels; scripts/cuda-kernels
+        // compiles them to the PTX text that _GalleryPTX.swift carries.
+        .target(name: "SfumatoCore", dependencies: ["SfumatoAVX512"], exclude: ["Device/CUDA/Kernels"]),
         .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2", "CExif"]),
         .target(name: "SfumatoFilters", dependencies: ["SfumatoCore", "SfumatoAVX512"]),
         .target(name: "SfumatoInk", dependencies: ["SfumatoCore", "SfumatoFilters"]),
@@ -55,6 +57,8 @@ let package = Package(
         // The benchmark helper that Benchmarks/bench.py drives (times Sfumato in-process).
         .executableTarget(name: "sfumato-bench", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument"],
                           path: "Benchmarks/sfumato-bench"),
+        // The GPU route's bytes check and timings (engine only, so a static build runs on a GPU machine).
+        .executableTarget(name: "sfumato-gpu", dependencies: ["SfumatoCore", "SfumatoFilters"], path: "Benchmarks/sfumato-gpu"),
 
         // Tests, with shared support (reference implementations, photo loading).
         .target(name: "SfumatoTestSupport", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters"], path: "Tests/SfumatoTestSupport"),

@@ -30,7 +30,11 @@ enum ApplyCommand {
                                       input's EXIF, orientation set to 1 and dimensions
                                       updated, its XMP, and an sRGB profile if it had one;
                                       PNG output keeps the EXIF)
-          --explain                   print the render plan (passes, fusion, tiles, threads)
+          --device cpu|cuda|auto      where to compute (default cpu): cuda renders on an
+                                      NVIDIA GPU or fails saying why; auto takes the GPU
+                                      when there is one and every filter has a GPU kernel
+          --explain                   print the render plan (passes, fusion, tiles, threads,
+                                      device; on the GPU its kernels and transfers)
           --no-fusion                 run each point filter as its own pass (for measuring)
           --threads N                 threads (default: all cores)
           --pixel-limit MP            largest input in megapixels (default 200)
@@ -54,6 +58,7 @@ enum ApplyCommand {
         spec.value("--format")
         spec.value("--threads")
         spec.value("--pixel-limit")
+        spec.value("--device")
         spec.flag("--explain")
         spec.flag("--no-fusion")
         spec.flag("--gray")
@@ -106,11 +111,18 @@ enum ApplyCommand {
             steps += recipeSteps
         }
 
+        let device = try CLIDevice.parse(a.value("--device"))
         let gray = a.has("--gray")
         // Grey files decode straight to Gray8; colour ones are turned to grey by a render.
         let options = DecodeOptions(pixelLimit: pixelLimit, keepGray: gray)
         var (source, info) = try ImageIO.open(path: input, options: options)
-        let context = RenderContext(options: .init(workingSpace: workingSpace, threads: threads, fusion: !a.has("--no-fusion")))
+        if device != .cpu && !gray {
+            // The GPU takes the whole image at once: decode it rather than stream it.
+            let decoded = try ImageIO.read(path: input, options: options)
+            (source, info) = (Image(bitmap: decoded.bitmap), decoded.info)
+        }
+        let context = RenderContext(
+            options: .init(workingSpace: workingSpace, threads: threads, fusion: !a.has("--no-fusion"), device: device))
         if gray { source = Image(bitmap: try context.render(source, format: .gray8)) }
         let (recipe, filters) = try RecipeBuilder.build(steps, on: source, pixelLimit: pixelLimit)
         let rect = source.extent

@@ -7,12 +7,15 @@ import SfumatoFilters
 enum GalleryCommand {
     static let help = """
         usage: sfumato gallery INPUT -o FOLDER [--reference REF] [--preset NAME] [--working-space none|linear]
+                               [--device cpu|cuda|auto]
 
         Writes one PNG per preset of the MetalImageFilters gallery, named after it in kebab-case
         (pass-through.png, gaussian-blur.png, ..., histogram-specification.png), computed on the
         sRGB-encoded values as the app did (--working-space none, the default).
         --reference REF is the photo whose histogram histogram-specification matches (default:
         the input itself, which changes nothing). --preset NAME writes only that preset.
+        --device cuda renders on an NVIDIA GPU (or fails saying why), auto on the GPU where it
+        can and on the CPU otherwise; the default is the CPU.
         """
 
     static func run(_ args: [String], output: TextOutput) throws {
@@ -21,6 +24,7 @@ enum GalleryCommand {
         spec.value("--reference")
         spec.value("--preset")
         spec.value("--working-space")
+        spec.value("--device")
         spec.flag("--help", "-h")
         let a = try Arguments(args, spec: spec)
         if a.has("--help") { output.print(help); return }
@@ -50,7 +54,7 @@ enum GalleryCommand {
         let decoded = try ImageIO.read(path: a.positionals[0])
         let input = Image(bitmap: decoded.bitmap)
         let reference = try a.value("--reference").map { Image(bitmap: try ImageIO.read(path: $0).bitmap) }
-        let context = RenderContext(workingSpace: ws)
+        let context = RenderContext(options: .init(workingSpace: ws, device: try CLIDevice.parse(a.value("--device"))))
         for preset in presets {
             let bitmap = try context.render(preset.apply(to: input, reference: reference), rect: input.extent)
             let path = (folder as NSString).appendingPathComponent(preset.slug + ".png")

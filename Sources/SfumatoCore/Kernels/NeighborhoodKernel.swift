@@ -32,6 +32,9 @@ public protocol NeighborhoodKernel: Sendable {
     /// The 8-bit variant, called only when ``supportsBytes`` is true (and on grey tiles only
     /// when ``supportsGray`` is).
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws
+    /// The same computation for a GPU device, when one is written (default nil: the kernel runs
+    /// on the CPU only). It must give the 8-bit variant's bytes.
+    var deviceKernel: DeviceKernel? { get }
 }
 
 extension NeighborhoodKernel {
@@ -40,6 +43,7 @@ extension NeighborhoodKernel {
     public var supportsGray: Bool { false }
     public var keepsOpaque: Bool { supportsGray }
     public var detail: String { "" }
+    public var deviceKernel: DeviceKernel? { nil }
     public func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         throw SfumatoError.unsupported("\(name) has no 8-bit implementation")
     }

@@ -63,6 +63,7 @@ extension RenderContext {
     }
 
     func run(_ image: Image, rect: Rect, destination: _Target) throws {
+        if options.device != .cpu, try runOnDevice(image, rect: rect, destination: destination) { return }
         do {
             try run(image, rect: rect, destination: destination, materialized: [:])
         } catch let miss as _StreamWindowMiss {

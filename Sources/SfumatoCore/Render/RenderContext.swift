@@ -38,12 +38,15 @@ public final class RenderContext: Sendable {
         public var fusion: Bool = true
         /// When set and cancelled, renders stop before their next strip with ``SfumatoError/cancelled(_:)``.
         public var cancellation: CancellationToken?
+        /// Where renders compute (``RenderDevice``); the CPU by default.
+        public var device: RenderDevice = .cpu
 
         public init(
             workingSpace: WorkingSpace = .linear, threads: Int = defaultThreadCount, tileWidth: Int = 1024,
-            tileHeight: Int = 64, fusion: Bool = true, cancellation: CancellationToken? = nil
+            tileHeight: Int = 64, fusion: Bool = true, cancellation: CancellationToken? = nil, device: RenderDevice = .cpu
         ) {
             self.cancellation = cancellation
+            self.device = device
             self.workingSpace = workingSpace
             self.threads = min(max(threads, 1), 512)
             self.tileWidth = min(max(tileWidth, 16), 65536)
@@ -139,6 +142,7 @@ public final class RenderContext: Sendable {
                 + "; fusion \(options.fusion ? "on" : "off")"
                 + "; vectors \(CPUFeatures.wideVectors ? "AVX-512 where a kernel has a twin" : "baseline (SSE2)")"
         ]
+        lines.append(deviceLine(plan, r, format: format))
         for s in plan.streams {
             let cap = streamCapacity(plan, s, r, layout)
             lines.append("stream window: \(cap) decoded rows of \(s.source.summary) kept at a time")

@@ -1,0 +1,167 @@
+import Foundation
+import SfumatoCore
+import SfumatoFilters
+
+// sfumato-gpu: checks and times the GPU route against the CPU route on one photo.
+//
+//   sfumato-gpu check PHOTO.rgba WIDTH HEIGHT     every case on both devices, bytes compared
+//   sfumato-gpu time PHOTO.rgba WIDTH HEIGHT      GPU kernel times (image resident) and CPU times, JSON
+//
+// PHOTO.rgba is raw opaque RGBA8 (Benchmarks/gpu_bench.py makes it from a photo). The tool
+// needs only the engine, no codecs, so a static build runs on a GPU machine as it is.
+
+/// One render to compare: filters by name with numeric arguments, in a working space.
+struct Case {
+    let name: String
+    let space: WorkingSpace
+    let steps: [String]
+    /// The largest difference in levels allowed, and why when it is not 0.
+    var tolerance = 0
+    var why = ""
+
+    func recipe(_ image: Image) throws -> Image {
+        var out = image
+        for step in steps {
+            if step.hasPrefix("preset:") {
+                guard let p = GalleryPreset.named(String(step.dropFirst(7))) else { throw SfumatoError.unknownName(step) }
+                out = p.apply(to: out, reference: nil)
+                continue
+            }
+            let parts = step.split(separator: ":", maxSplits: 1).map(String.init)
+            var values: [String: ParameterValue] = [:]
+            for kv in parts.count == 2 ? parts[1].split(separator: ",").map(String.init) : [] {
+                let p = kv.split(separator: "=", maxSplits: 1).map(String.init)
+                guard p.count == 2, let v = Double(p[1]) else { throw SfumatoError.invalidArgument("bad argument \(kv)") }
+                values[p[0]] = .number(v)
+            }
+            out = try FilterRegistry.make(parts[0], values: values).apply(to: out)
+        }
+        return out
+    }
+}
+
+let pencil = ["hue-adjust:angle=1", "color-controls:saturation=2,brightness=0.1,contrast=1.2", "exposure-adjust:ev=0.5", "gamma-adjust:power=1.5"]
+let edge = "the CPU computes the border band whose window meets the transparent outside in float"
+let cases: [Case] =
+    [
+        Case(name: "PencilController chain, encoded", space: .none, steps: pencil),
+        Case(name: "PencilController chain, linear light", space: .linear, steps: pencil),
+        Case(name: "hue-adjust", space: .none, steps: ["hue-adjust:angle=2"]),
+        Case(name: "color-controls", space: .none, steps: ["color-controls:saturation=1.5,contrast=1.1"]),
+        Case(name: "exposure-adjust", space: .linear, steps: ["exposure-adjust:ev=0.7"]),
+        Case(name: "gamma-adjust", space: .none, steps: ["gamma-adjust:power=1.5"]),
+        Case(name: "tone-curve", space: .none, steps: ["tone-curve"]),
+        Case(name: "sepia-tone", space: .none, steps: ["sepia-tone"]),
+        Case(name: "color-invert", space: .none, steps: ["color-invert"]),
+        Case(name: "gaussian sigma 2", space: .none, steps: ["gaussian-blur:radius=2"]),
+        Case(name: "gaussian sigma 10", space: .none, steps: ["gaussian-blur:radius=10"]),
+        Case(name: "median 3x3", space: .none, steps: ["median:diameter=3"]),
+        Case(name: "median 5x5", space: .none, steps: ["median:diameter=5"]),
+        Case(name: "median 7x7", space: .none, steps: ["median:diameter=7"]),
+        Case(name: "median 15x15", space: .none, steps: ["median:diameter=15"]),
+        Case(name: "CIMedianFilter", space: .none, steps: ["median-filter"]),
+        Case(
+            name: "PencilController + gaussian 2 + median 3x3", space: .none,
+            steps: pencil + ["gaussian-blur:radius=2", "median:diameter=3"], tolerance: 2,
+            why: "the CPU keeps floats from the point pass into the kernels; the GPU rounds to 8 bits once after it"),
+    ]
+    + GalleryPreset.all.dropFirst().filter { !$0.needsReference }.map { p in
+        Case(name: "gallery: \(p.name)", space: .none, steps: ["preset:\(p.slug)"], tolerance: p.slug == "gaussian-blur" ? 2 : 0,
+             why: p.slug == "gaussian-blur" ? edge : "")
+    }
+
+func load(_ args: ArraySlice<String>) throws -> Image {
+    guard args.count >= 3, let w = Int(args[args.startIndex + 1]), let h = Int(args[args.startIndex + 2]) else {
+        throw SfumatoError.invalidArgument("usage: sfumato-gpu check|time PHOTO.rgba WIDTH HEIGHT")
+    }
+    let data = try Data(contentsOf: URL(fileURLWithPath: args[args.startIndex]))
+    guard data.count == w * h * 4 else { throw SfumatoError.invalidArgument("\(data.count) bytes is not \(w)x\(h) RGBA8") }
+    let bitmap = try Bitmap(width: w, height: h, format: .rgba8, alpha: .straight)
+    data.withUnsafeBytes { raw in
+        for y in 0..<h { bitmap.row(y).copyMemory(from: raw.baseAddress! + y * w * 4, byteCount: w * 4) }
+    }
+    return Image(bitmap: bitmap)
+}
+
+func now() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) * 1000 + Double(t.tv_nsec) / 1e6
+}
+
+/// Compares every case's GPU render with its CPU render; false if any exceeds its tolerance.
+func check(_ photo: Image) -> Bool {
+    print("device: \(RenderDevice.cuda.availability)")
+    print(String(format: "%-48@ %-7@ %9@ %12@ %5@  %@", "case" as NSString, "space" as NSString, "max diff" as NSString, "bytes off" as NSString, "tol" as NSString, "result" as NSString))
+    var ok = true
+    for c in cases {
+        do {
+            let recipe = try c.recipe(photo)
+            let cpu = try RenderContext(options: .init(workingSpace: c.space)).render(recipe)
+            let gpu = try RenderContext(options: .init(workingSpace: c.space, device: .cuda)).render(recipe)
+            var worst = 0, off = 0
+            for y in 0..<cpu.height {
+                let a = cpu.row(y).assumingMemoryBound(to: UInt8.self), b = gpu.row(y).assumingMemoryBound(to: UInt8.self)
+                for i in 0..<cpu.width * 4 where a[i] != b[i] {
+                    off += 1
+                    worst = max(worst, abs(Int(a[i]) - Int(b[i])))
+                }
+            }
+            let pass = worst <= c.tolerance
+            ok = ok && pass
+            print(String(format: "%-48@ %-7@ %9d %12d %5d  %@", c.name as NSString, "\(c.space)" as NSString, worst, off, c.tolerance, (pass ? "ok" : "FAIL") + (c.why.isEmpty ? "" : " (\(c.why))") as NSString))
+        } catch {
+            ok = false
+            print("\(c.name): FAIL \(error)")
+        }
+    }
+    return ok
+}
+
+/// GPU kernel times with the image resident and the CPU route's render times, as JSON lines.
+func time(_ photo: Image) throws {
+    let cpuContext: (WorkingSpace) -> RenderContext = { RenderContext(options: .init(workingSpace: $0)) }
+    for c in cases {
+        let recipe = try c.recipe(photo)
+        let gpu = RenderContext(options: .init(workingSpace: c.space, device: .cuda))
+        do {
+            let p = try gpu.deviceProfile(recipe, repeats: 20)
+            var cpuTimes: [Double] = []
+            let ctx = cpuContext(c.space)
+            let bitmap = try Bitmap(width: photo.extent.width, height: photo.extent.height, format: .rgba8)
+            for _ in 0..<5 {
+                let t0 = now()
+                try ctx.render(recipe, rect: photo.extent, into: bitmap)
+                cpuTimes.append(now() - t0)
+            }
+            var gpuWhole: [Double] = []
+            let out = try Bitmap(width: photo.extent.width, height: photo.extent.height, format: .rgba8)
+            for _ in 0..<5 {
+                let t0 = now()
+                try gpu.render(recipe, rect: photo.extent, into: out)
+                gpuWhole.append(now() - t0)
+            }
+            let median = { (v: [Double]) in v.sorted()[v.count / 2] }
+            print(
+                "{\"case\": \"\(c.name)\", \"space\": \"\(c.space)\", \"kernel_ms\": \(p.kernelMilliseconds), \"upload_ms\": \(p.uploadMilliseconds), "
+                    + "\"download_ms\": \(p.downloadMilliseconds), \"gpu_whole_ms\": \(median(gpuWhole)), \"cpu_ms\": \(median(cpuTimes)), "
+                    + "\"modules\": \(p.compiledModules)}")
+        } catch {
+            print("{\"case\": \"\(c.name)\", \"error\": \"\(error)\"}")
+        }
+    }
+}
+
+let args = CommandLine.arguments.dropFirst()
+do {
+    switch args.first {
+    case "check": exit(check(try load(args.dropFirst())) ? 0 : 1)
+    case "time": try time(try load(args.dropFirst()))
+    default:
+        print("usage: sfumato-gpu check|time PHOTO.rgba WIDTH HEIGHT")
+        exit(2)
+    }
+} catch {
+    print("error: \(error)")
+    exit(1)
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+extension RenderContext {
+    /// Runs the render on the GPU when the context's device allows and the route exists; false
+    /// when it stays on the CPU (`.auto` without a GPU or without a route). `.cuda` throws
+    /// instead, saying why.
+    func runOnDevice(_ image: Image, rect: Rect, destination: _Target) throws -> Bool {
+        switch deviceRoute(image, rect: rect, destination: destination) {
+        case .success(let (route, context)):
+            switch destination {
+            case .memory(let d):
+                try route.render(on: context, into: d.base, rowBytes: d.rowBytes, straight: d.alpha == .straight)
+            case .sink(let sink, _, _, let alpha):
+                let rowBytes = route.width * 4
+                let host = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * route.height, alignment: 64)
+                defer { host.deallocate() }
+                try route.render(on: context, into: host, rowBytes: rowBytes, straight: alpha == .straight)
+                var y = 0
+                while y < route.height {
+                    let n = min(options.tileHeight, route.height - y)
+                    try sink.write(rows: host + y * rowBytes, rowBytes: rowBytes, count: n)
+                    y += n
+                }
+            }
+            return true
+        case .failure(let why):
+            if options.device == .cuda { throw SfumatoError.unsupported("cannot render on the GPU: \(why)") }
+            return false
+        }
+    }
+
+    /// The GPU route for a render, or why there is none.
+    func deviceRoute(_ image: Image, rect: Rect, destination: _Target) -> Result<(_CUDARoute, _CUDAContext), _CUDARoute.Unsupported> {
+        let (format, encoding): (PixelFormat, ColorEncoding) =
+            switch destination {
+            case .memory(let d): (d.format, d.encoding)
+            case .sink(_, let f, let e, _): (f, e)
+            }
+        guard format == .rgba8, encoding == .srgb else {
+            return .failure(.init("a \(format) destination (the GPU route writes 8-bit sRGB RGBA)"))
+        }
+        let context: _CUDAContext
+        switch _CUDAContext.shared {
+        case .success(let c): context = c
+        case .failure(let e): return .failure(.init("\(e)"))
+        }
+        do {
+            let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads)
+            return .success((try _CUDARoute.lower(plan, rect: rect), context))
+        } catch let e as _CUDARoute.Unsupported {
+            return .failure(e)
+        } catch {
+            return .failure(.init("\(error)"))
+        }
+    }
+
+    /// The `--explain` lines naming the device and, for the GPU, its kernels and transfers (also
+    /// where there is no GPU here: what the route would run).
+    func deviceLine(_ plan: _Plan, _ rect: Rect, format: PixelFormat) -> String {
+        guard options.device != .cpu else { return "device: CPU" }
+        let fallback = options.device == .auto ? "CPU" : "none: the render fails"
+        guard format == .rgba8 else { return "device: \(fallback) (a \(format) result; the GPU route writes RGBA8)" }
+        let route: _CUDARoute
+        do { route = try _CUDARoute.lower(plan, rect: rect) } catch { return "device: \(fallback) (GPU route: \(error))" }
+        let steps = route.explanation.map { "  gpu: " + $0 }
+        switch _CUDAContext.shared {
+        case .success(let c): return (["device: \(c.summary)"] + steps).joined(separator: "\n")
+        case .failure(let e): return (["device: \(fallback) (\(e)); on a GPU the route would run:"] + steps).joined(separator: "\n")
+        }
+    }
+}
+
+/// GPU times of one render, measured with CUDA events (``RenderContext/deviceProfile(_:repeats:)``).
+public struct DeviceProfile: Sendable {
+    /// The device, e.g. `NVIDIA H200 (sm_90, 139 GiB, driver CUDA 13.0)`.
+    public var device: String
+    /// Milliseconds to copy the source to the device (pageable memory).
+    public var uploadMilliseconds: Double
+    /// Median milliseconds of all the render's kernels with the image resident, over the repeats.
+    public var kernelMilliseconds: Double
+    /// Milliseconds to copy the result back.
+    public var downloadMilliseconds: Double
+    /// Kernel modules compiled so far in the process (a repeated render compiles none).
+    public var compiledModules: Int
+}
+
+extension RenderContext {
+    /// Times a render of the whole image on the GPU: the upload, the kernels with the image
+    /// resident (median of `repeats`, 1...1000), the download. Throws where the GPU route cannot
+    /// run the image, saying why.
+    public func deviceProfile(_ image: Image, repeats: Int = 20) throws -> DeviceProfile {
+        let context = try _CUDAContext.shared.get()
+        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads)
+        let route: _CUDARoute
+        do { route = try _CUDARoute.lower(plan, rect: image.extent) } catch { throw SfumatoError.unsupported("cannot render on the GPU: \(error)") }
+        try context.enter()
+        let buffers = try _CUDARoute.Buffers(context, width: route.width, height: route.height)
+        let upload = try context.time { try route.upload(into: buffers.current, context) }
+        let source = try context.imageBuffer(bytes: route.width * route.height * 4)
+        defer { context.recycle(source) }
+        try context.driver.check(
+            context.driver.cuMemcpyDtoDAsync(source.address, buffers.current.address, route.width * route.height * 4, context.stream),
+            "copying on the GPU")
+        var times: [Double] = []
+        for _ in 0..<min(max(repeats, 1), 1000) + 2 {
+            try context.driver.check(
+                context.driver.cuMemcpyDtoDAsync(buffers.current.address, source.address, route.width * route.height * 4, context.stream),
+                "copying on the GPU")
+            times.append(try context.time { try route.runSteps(buffers, context) })
+        }
+        times = Array(times.dropFirst(2)).sorted()
+        let host = UnsafeMutableRawPointer.allocate(byteCount: route.width * route.height * 4, alignment: 64)
+        defer { host.deallocate() }
+        let download = try context.time { try buffers.current.download(host, count: route.width * route.height * 4) }
+        return DeviceProfile(
+            device: context.summary, uploadMilliseconds: upload, kernelMilliseconds: times[times.count / 2],
+            downloadMilliseconds: download, compiledModules: context.compiledModules)
+    }
+}
