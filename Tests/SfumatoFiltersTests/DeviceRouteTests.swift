@@ -19,13 +19,13 @@ final class DeviceRouteTests: XCTestCase {
 
     func route(_ image: Image, _ ws: WorkingSpace) throws -> _CUDARoute {
         let plan = try _Plan(image, workingSpace: ws, fuse: true)
-        return try _CUDARoute.lower(plan, rect: image.extent)
+        return try _CUDARoute.lower(plan, rect: image.extent, tileWidth: 1024)
     }
 
     func unsupported(_ image: Image, _ ws: WorkingSpace) throws -> String {
         let plan = try _Plan(image, workingSpace: ws, fuse: true)
         do {
-            _ = try _CUDARoute.lower(plan, rect: image.extent)
+            _ = try _CUDARoute.lower(plan, rect: image.extent, tileWidth: 1024)
             return ""
         } catch {
             return error.description

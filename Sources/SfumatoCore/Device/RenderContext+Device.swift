@@ -7,9 +7,11 @@ extension RenderContext {
     func runOnDevice(_ image: Image, rect: Rect, destination: _Target) throws -> Bool {
         switch deviceRoute(image, rect: rect, destination: destination) {
         case .success(let (route, context)):
+            context.renderLock.lock()
+            defer { context.renderLock.unlock() }
             switch destination {
             case .memory(let d):
-                try route.render(on: context, into: d.base, rowBytes: d.rowBytes, straight: d.alpha == .straight)
+                try route.render(on: context, into: d.base, rowBytes: d.rowBytes, straight: d.alpha == .straight, owner: d.owner)
             case .sink(let sink, _, _, let alpha):
                 let rowBytes = route.width * 4
                 let host = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * route.height, alignment: 64)
@@ -46,7 +48,7 @@ extension RenderContext {
         }
         do {
             let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads)
-            return .success((try _CUDARoute.lower(plan, rect: rect), context))
+            return .success((try _CUDARoute.lower(plan, rect: rect, tileWidth: tileWidth(plan, rect)), context))
         } catch let e as _CUDARoute.Unsupported {
             return .failure(e)
         } catch {
@@ -61,7 +63,7 @@ extension RenderContext {
         let fallback = options.device == .auto ? "CPU" : "none: the render fails"
         guard format == .rgba8 else { return "device: \(fallback) (a \(format) result; the GPU route writes RGBA8)" }
         let route: _CUDARoute
-        do { route = try _CUDARoute.lower(plan, rect: rect) } catch { return "device: \(fallback) (GPU route: \(error))" }
+        do { route = try _CUDARoute.lower(plan, rect: rect, tileWidth: tileWidth(plan, rect)) } catch { return "device: \(fallback) (GPU route: \(error))" }
         let steps = route.explanation.map { "  gpu: " + $0 }
         switch _CUDAContext.shared {
         case .success(let c): return (["device: \(c.summary)"] + steps).joined(separator: "\n")
@@ -92,7 +94,9 @@ extension RenderContext {
         let context = try _CUDAContext.shared.get()
         let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads)
         let route: _CUDARoute
-        do { route = try _CUDARoute.lower(plan, rect: image.extent) } catch { throw SfumatoError.unsupported("cannot render on the GPU: \(error)") }
+        do { route = try _CUDARoute.lower(plan, rect: image.extent, tileWidth: tileWidth(plan, image.extent)) } catch { throw SfumatoError.unsupported("cannot render on the GPU: \(error)") }
+        context.renderLock.lock()
+        defer { context.renderLock.unlock() }
         try context.enter()
         let buffers = try _CUDARoute.Buffers(context, width: route.width, height: route.height)
         let upload = try context.time { try route.upload(into: buffers.current, context) }
@@ -111,7 +115,8 @@ extension RenderContext {
         times = Array(times.dropFirst(2)).sorted()
         let host = UnsafeMutableRawPointer.allocate(byteCount: route.width * route.height * 4, alignment: 64)
         defer { host.deallocate() }
-        let download = try context.time { try buffers.current.download(host, count: route.width * route.height * 4) }
+        let packed = route.width * 4
+        let download = try context.time { try context.download(buffers.current, into: host, rowBytes: packed, packed: packed, height: route.height) }
         return DeviceProfile(
             device: context.summary, uploadMilliseconds: upload, kernelMilliseconds: times[times.count / 2],
             downloadMilliseconds: download, compiledModules: context.compiledModules)

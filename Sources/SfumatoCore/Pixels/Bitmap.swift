@@ -66,7 +66,13 @@ public final class Bitmap: @unchecked Sendable {
         self.baseAddress = memory
     }
 
-    deinit { _PixelMemory.free(baseAddress, byteCount: byteCount) }
+    /// Run just before the memory is freed (a GPU device unregisters the pages it locked).
+    let _beforeFree = _Locked<[@Sendable () -> Void]>([])
+
+    deinit {
+        for hook in _beforeFree.withLock({ $0 }) { hook() }
+        _PixelMemory.free(baseAddress, byteCount: byteCount)
+    }
 
     /// The bitmap's rectangle, at the origin.
     public var bounds: Rect { Rect(width: width, height: height) }

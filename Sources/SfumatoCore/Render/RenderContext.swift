@@ -100,7 +100,7 @@ public final class RenderContext: Sendable {
         bitmap.pixelsChanged()
         let d = _Destination(
             base: bitmap.row(origin.y) + origin.x * bitmap.format.bytesPerPixel, rowBytes: bitmap.rowBytes,
-            rect: rect, format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha)
+            rect: rect, format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha, owner: bitmap)
         try withExtendedLifetime(bitmap) {
             try run(image, rect: rect, destination: .memory(d))
         }

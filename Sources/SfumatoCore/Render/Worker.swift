@@ -40,6 +40,8 @@ struct _Destination: @unchecked Sendable {
     var format: PixelFormat
     var encoding: ColorEncoding
     var alpha: AlphaMode
+    /// The bitmap holding these rows, when there is one (a GPU device can then lock its pages).
+    var owner: Bitmap? = nil
 
     func row(_ y: Int) -> UnsafeMutableRawPointer { base + (y - rect.y) * rowBytes }
 }

@@ -30,7 +30,9 @@ final class _Preview: @unchecked Sendable {
     var fadingBounds = Rect.zero
     /// The composited picture the page sees.
     let frame: Bitmap
-    let context = RenderContext(workingSpace: .none)
+    /// On the GPU when there is one (the look is a whole-frame render of a decoded bitmap, which
+    /// the GPU route takes); the CPU otherwise.
+    let context = RenderContext(options: .init(workingSpace: .none, device: .auto))
     /// Drafts are small (a ninth of the preview): one thread renders one in well under a
     /// millisecond, and a fork-join across cores would wait for whichever core the browser holds.
     let draftContext = RenderContext(options: .init(workingSpace: .none, threads: 1))

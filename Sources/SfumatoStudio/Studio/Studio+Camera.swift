@@ -48,7 +48,8 @@ extension Studio {
         let image = Image(bitmap: input)
         do {
             // One thread per frame: two frames in flight keep both cores busy with less overhead.
-            let context = RenderContext(options: .init(workingSpace: .none, threads: 1))
+            // On a GPU when there is one (the whole frame at once).
+            let context = RenderContext(options: .init(workingSpace: .none, threads: 1, device: .auto))
             let out = try context.render(
                 GalleryPreset.all[preset].apply(to: image, reference: reference).cropped(to: image.extent),
                 rect: image.extent)

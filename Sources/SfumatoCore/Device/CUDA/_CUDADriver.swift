@@ -27,6 +27,8 @@ struct _CUDADriver: @unchecked Sendable {
     let cuMemFree: @convention(c) (DevicePointer) -> Result
     let cuMemAllocHost: @convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>, Int) -> Result
     let cuMemFreeHost: @convention(c) (UnsafeMutableRawPointer?) -> Result
+    let cuMemHostRegister: @convention(c) (UnsafeMutableRawPointer?, Int, UInt32) -> Result
+    let cuMemHostUnregister: @convention(c) (UnsafeMutableRawPointer?) -> Result
     let cuMemGetInfo: @convention(c) (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Int>) -> Result
     let cuMemcpyHtoDAsync: @convention(c) (DevicePointer, UnsafeRawPointer?, Int, OpaquePointer?) -> Result
     let cuMemcpyDtoHAsync: @convention(c) (UnsafeMutableRawPointer?, DevicePointer, Int, OpaquePointer?) -> Result
@@ -96,6 +98,10 @@ struct _CUDADriver: @unchecked Sendable {
             cuMemAllocHost: try symbol(
                 "cuMemAllocHost_v2", as: (@convention(c) (UnsafeMutablePointer<UnsafeMutableRawPointer?>, Int) -> Result).self),
             cuMemFreeHost: try symbol("cuMemFreeHost", as: (@convention(c) (UnsafeMutableRawPointer?) -> Result).self),
+            cuMemHostRegister: try symbol(
+                "cuMemHostRegister_v2", "cuMemHostRegister",
+                as: (@convention(c) (UnsafeMutableRawPointer?, Int, UInt32) -> Result).self),
+            cuMemHostUnregister: try symbol("cuMemHostUnregister", as: (@convention(c) (UnsafeMutableRawPointer?) -> Result).self),
             cuMemGetInfo: try symbol(
                 "cuMemGetInfo_v2", as: (@convention(c) (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Int>) -> Result).self),
             cuMemcpyHtoDAsync: try symbol(

@@ -39,15 +39,17 @@ extension _CUDARoute {
     }
 
     /// Renders into host memory: rows of `rowBytes` from `base` (the destination's pixel 0, 0).
-    func render(on context: _CUDAContext, into base: UnsafeMutableRawPointer, rowBytes: Int, straight: Bool) throws {
+    func render(
+        on context: _CUDAContext, into base: UnsafeMutableRawPointer, rowBytes: Int, straight: Bool, owner: Bitmap? = nil
+    ) throws {
         let buffers = try execute(on: context)
         let packed = width * 4
-        if rowBytes == packed {
+        if rowBytes == packed, let owner, context.lockPages(of: owner) {
             try buffers.current.download(base, count: packed * height)
+            try context.synchronize()
         } else {
-            for y in 0..<height { try buffers.current.download(base + y * rowBytes, count: packed, at: y * packed) }
+            try context.download(buffers.current, into: base, rowBytes: rowBytes, packed: packed, height: height)
         }
-        try context.synchronize()
         // Steps with transparent edges leave partial alpha at the borders: premultiplied bytes,
         // made straight as the CPU's byte route stores them.
         if straight && steps.contains(where: { if case .neighborhood(_, false, _) = $0 { true } else { false } }) {
@@ -62,18 +64,17 @@ extension _CUDARoute {
     }
 
     func upload(into buffer: _DeviceBuffer, _ context: _CUDAContext) throws {
-        let packed = width * 4
-        if source.rowBytes == packed {
-            try buffer.upload(source.row(0), count: packed * height)
-        } else {
-            for y in 0..<height { try buffer.upload(source.row(y), count: packed, at: y * packed) }
+        if source.rowBytes == width * 4, context.lockPages(of: source) {
+            try buffer.upload(source.baseAddress, count: width * 4 * height)
+            return try context.synchronize()
         }
+        try context.upload(rows: source.row(0), rowBytes: source.rowBytes, packed: width * 4, height: height, into: buffer)
     }
 
     private func run(_ step: Step, _ buffers: Buffers, _ context: _CUDAContext) throws {
         switch step {
         case .point(let p):
-            try Self.point(p, buffers, context)
+            try Self.point(p, buffers, context, tileWidth: tileWidth)
         case .neighborhood(let k, let clamp, let name):
             try _GalleryLaunch.run(
                 k, clamp: clamp, from: buffers.current, to: buffers.spare, width: width, height: height,
@@ -87,38 +88,55 @@ extension _CUDARoute {
             }
             h.install(histograms)
             guard h.lut != nil else { throw SfumatoError.unsupported("CUDA: \(h.mapping.name) gave no 8-bit table") }
-            try Self.point(h, buffers, context)
+            try Self.point(h, buffers, context, tileWidth: tileWidth)
         }
     }
 
     /// One fused point program over the current buffer, through its tables.
-    static func point(_ p: _PointExec, _ buffers: Buffers, _ context: _CUDAContext) throws {
+    static func point(_ p: _PointExec, _ buffers: Buffers, _ context: _CUDAContext, tileWidth: Int) throws {
         let count = buffers.width * buffers.height
-        var arguments: [_CUDAContext.Argument] = [.pointer(buffers.current.address), .pointer(buffers.spare.address), .int32(Int32(count))]
-        var keep: [_DeviceBuffer] = []
+        var arguments: [_CUDAContext.Argument] = [
+            .pointer(buffers.current.address), .pointer(buffers.spare.address), .int32(Int32(count)),
+            .int32(Int32(buffers.width)), .int32(Int32(tileWidth)),
+            .int32(tileWidth % 4 != 0 || buffers.width % tileWidth % 4 != 0 ? 1 : 0),
+        ]
         let shape: _PointKernelPTX.Step
         if let lut = p.lut {
-            let t = try _DeviceBuffer.table(context, Array(UnsafeBufferPointer(start: lut, count: 3 * 256)))
-            keep.append(t)
-            arguments.append(.pointer(t.address))
+            arguments.append(.pointer(try context.table(p, "lut", UnsafeRawBufferPointer(start: lut, count: 3 * 256)).address))
             shape = .table
-        } else if let fixed = p.tailFixed, let tail = p.matrixTail?.1 {
-            let f = try _DeviceBuffer.table(context, Array(UnsafeBufferPointer(start: fixed, count: 9 * 256 + 3)))
-            let t = try _DeviceBuffer.table(context, Array(UnsafeBufferPointer(start: tail, count: 3 * (_PointExec.tailSteps + 1))))
-            keep += [f, t]
-            arguments += [.pointer(f.address), .pointer(t.address)]
+        } else if let fixed = p.tailFixed, let (m, tail) = p.matrixTail {
+            // The coefficients exactly as mapMatrixTail computes them (in table steps).
+            let n = Float(_PointExec.tailSteps)
+            let toSteps = p.tailLinear ? n : n / 255
+            let (c0, c1, c2, c3) = m.columns
+            let rows: [Float] = [
+                c0.x * toSteps, c1.x * toSteps, c2.x * toSteps, c3.x * n, c0.y * toSteps, c1.y * toSteps, c2.y * toSteps, c3.y * n,
+                c0.z * toSteps, c1.z * toSteps, c2.z * toSteps, c3.z * n,
+            ]
+            arguments += rows.map { .float($0) }
+            let levels = p.tailLinear ? SRGB.decodedByte : UnsafePointer(_CUDARoute.byteValues)
+            arguments.append(.pointer(try context.table(p, "levels", UnsafeRawBufferPointer(start: levels, count: 256 * 4)).address))
+            arguments.append(.pointer(try context.table(p, "fixed", UnsafeRawBufferPointer(start: fixed, count: (9 * 256 + 3) * 4)).address))
+            arguments.append(
+                .pointer(try context.table(p, "tail", UnsafeRawBufferPointer(start: tail, count: 3 * (_PointExec.tailSteps + 1))).address))
+            arguments.append(.float(12_582_912 + n))
             shape = .matrixTail
         } else {
             throw SfumatoError.unsupported("CUDA: the point program has no 8-bit tables")
         }
         let f = try context.function(_PointKernelPTX.entry, in: _PointKernelPTX.text(for: [shape]))
-        let blocks = (count + _PointKernelPTX.blockSize - 1) / _PointKernelPTX.blockSize
+        let quads = max(count / 4, 1)
+        let blocks = min((quads + _PointKernelPTX.blockSize - 1) / _PointKernelPTX.blockSize, 132 * 16)
         try context.launch(f, grid: (blocks, 1, 1), block: (_PointKernelPTX.blockSize, 1, 1), arguments, name: "sfumato_point")
         buffers.swap()
-        // The tables must outlive the kernel: wait before they are freed.
-        try context.synchronize()
-        withExtendedLifetime(keep) {}
     }
+
+    /// Byte values as floats, 0...255: what mapMatrixTail reads for encoded bytes.
+    nonisolated(unsafe) static let byteValues: UnsafeMutablePointer<Float> = {
+        let p = UnsafeMutablePointer<Float>.allocate(capacity: 256)
+        for k in 0..<256 { p[k] = Float(k) }
+        return p
+    }()
 
     /// 256-bin counts per channel of an opaque RGBA8 image on the device.
     static func histogram(of image: _DeviceBuffer, width: Int, height: Int, _ context: _CUDAContext) throws -> Histogram {
@@ -136,6 +154,21 @@ extension _CUDARoute {
 }
 
 extension _CUDAContext {
+    /// A small table of an executor on the device, uploaded once per executor (a render's plan is
+    /// new each time, so tables follow the recipe's numbers) and kept while the executor lives.
+    func table(_ owner: AnyObject, _ name: String, _ bytes: UnsafeRawBufferPointer) throws -> _DeviceBuffer {
+        let key = "\(ObjectIdentifier(owner).hashValue)/\(name)"
+        if let t = tables.withLock({ $0[key] }), t.owner === owner { return t.buffer }
+        let b = try _DeviceBuffer(self, byteCount: bytes.count)
+        try b.upload(bytes.baseAddress!, count: bytes.count)
+        tables.withLock { tables in
+            tables[key] = _OwnedTable(owner: owner, buffer: b)
+            // Forget tables whose executor is gone (weak owners), keeping the rest.
+            tables = tables.filter { $0.value.owner != nil }
+        }
+        return b
+    }
+
     /// A device buffer of at least `bytes`, reusing one a previous render gave back (renders of
     /// the same size, as a studio's previews, then allocate nothing).
     func imageBuffer(bytes: Int) throws -> _DeviceBuffer {

@@ -25,14 +25,17 @@ struct _CUDARoute {
 
     let source: Bitmap
     var steps: [Step] = []
+    /// The CPU render's tile width (its 8-bit loops treat the last pixels of each tile row apart).
+    var tileWidth = 1024
 
     var width: Int { source.width }
     var height: Int { source.height }
 
     /// Lowers `plan` for a render of `rect`.
-    static func lower(_ plan: _Plan, rect: Rect) throws(Unsupported) -> _CUDARoute {
+    static func lower(_ plan: _Plan, rect: Rect, tileWidth: Int) throws(Unsupported) -> _CUDARoute {
         guard plan.streams.isEmpty else { throw Unsupported("a streamed source (the GPU route takes decoded images)") }
-        let route = try lower(plan.root, plan.workingSpace)
+        var route = try lower(plan.root, plan.workingSpace)
+        route.tileWidth = tileWidth
         guard rect == plan.root.extent, rect == route.source.bounds else {
             throw Unsupported("the region \(rect) is not the whole image \(route.source.bounds)")
         }

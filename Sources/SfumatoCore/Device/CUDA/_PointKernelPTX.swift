@@ -1,15 +1,19 @@
 /// PTX for a fused point program on opaque RGBA8 pixels, generated at run time (as Core Image
 /// compiles its fused kernels). The text depends only on the program's shape, the kind and order
-/// of its steps; every number (matrix products, tables) is a kernel argument, so moving a slider
-/// launches the module already loaded.
+/// of its steps; every number (matrix, tables) is a kernel argument, so moving a slider launches
+/// the module already loaded.
 ///
-/// Each step is one of the CPU's own 8-bit routes, done with the same integers:
-/// - `table`: one 256-entry table per colour channel (per-channel programs, `_PointExec.lut`);
-/// - `matrixTail`: nine 256-entry tables of fixed-point products (the matrix), three biases,
-///   then per channel a table of the curves over 16385 steps (`_PointExec.tailFixed`).
+/// Each step is one of the CPU's own 8-bit routes, with the same arithmetic, so the bytes agree:
+/// - `table`: one 256-entry table per colour channel (per-channel programs, `_PointExec.lut`),
+///   held in shared memory;
+/// - `matrixTail` (`_PointExec.mapMatrixTail`): the matrix in float, multiply then add in the
+///   CPU's order with no fused multiply-add, rounded to the nearest of 16384 steps by the same
+///   1.5·2^23 trick, then a table of the curves per channel; the last `w mod 4` pixels of each
+///   tile row take the CPU's fixed-point route (nine tables of products), as its loop does.
 ///
-/// Kernel `sfumato_point` takes `(src u64, dst u64, count u32, then per step: tables u64)`; one
-/// thread maps one pixel (4 bytes; alpha is kept, every pixel being opaque); blocks of 256.
+/// Kernel `sfumato_point(src, dst: u64, count, width, tileWidth, ragged: u32, then per step its
+/// arguments)` (`ragged` 1 when some tile row's width is not a multiple of 4): blocks of 256 threads, each thread four pixels (one 16-byte load and store) per
+/// turn of a grid-stride loop; alpha is kept (every pixel is opaque).
 enum _PointKernelPTX {
     enum Step: Equatable, Hashable {
         case table
@@ -19,74 +23,77 @@ enum _PointKernelPTX {
     static let entry = "sfumato_point"
     static let blockSize = 256
 
+    /// Kernel arguments of one step (after the six common ones), in order.
+    static func parameterCount(_ step: Step) -> Int { step == .table ? 1 : 16 }
+
     /// The PTX text of the kernel for `steps` (at least one).
     static func text(for steps: [Step]) -> String {
         precondition(!steps.isEmpty, "a point kernel needs a step")
-        var params = [".param .u64 src", ".param .u64 dst", ".param .u32 count"]
-        for (i, step) in steps.enumerated() {
-            switch step {
-            case .table: params.append(".param .u64 table\(i)")
-            case .matrixTail: params += [".param .u64 fixed\(i)", ".param .u64 tail\(i)"]
-            }
-        }
-        var body: [String] = [
-            "ld.param.u64 %rd1, [src];", "ld.param.u64 %rd2, [dst];", "ld.param.u32 %r1, [count];",
-            "mov.u32 %r2, %ctaid.x;", "mov.u32 %r3, %ntid.x;", "mov.u32 %r4, %tid.x;",
-            "mad.lo.u32 %r5, %r2, %r3, %r4;",
-            "setp.ge.u32 %p1, %r5, %r1;", "@%p1 bra DONE;",
-            "cvta.to.global.u64 %rd1, %rd1;", "cvta.to.global.u64 %rd2, %rd2;",
-            "mul.wide.u32 %rd3, %r5, 4;", "add.u64 %rd4, %rd1, %rd3;", "add.u64 %rd5, %rd2, %rd3;",
-            "ld.global.nc.u32 %r6, [%rd4];",
-            // Channels: %r10 red, %r11 green, %r12 blue; alpha stays in %r6's top byte.
-            "and.b32 %r10, %r6, 255;", "bfe.u32 %r11, %r6, 8, 8;", "bfe.u32 %r12, %r6, 16, 8;",
+        var params = [
+            ".param .u64 src", ".param .u64 dst", ".param .u32 count", ".param .u32 width", ".param .u32 tileWidth",
+            ".param .u32 ragged",
         ]
+        var shared: [String] = []
+        var setup: [String] = []
         for (i, step) in steps.enumerated() {
             switch step {
             case .table:
-                body.append("ld.param.u64 %rd10, [table\(i)];")
-                body.append("cvta.to.global.u64 %rd10, %rd10;")
-                for c in 0..<3 {
-                    let ch = "%r\(10 + c)"
-                    body += [
-                        "add.u32 %r20, \(ch), \(c * 256);", "cvt.u64.u32 %rd11, %r20;", "add.u64 %rd12, %rd10, %rd11;",
-                        "ld.global.nc.u8 %rs1, [%rd12];", "cvt.u32.u16 \(ch), %rs1;",
-                    ]
-                }
+                params.append(".param .u64 table\(i)")
+                shared.append(".shared .align 4 .b8 lut\(i)[768];")
+                // Threads 0..<192 copy one word each of the 768-byte table.
+                setup += [
+                    "ld.param.u64 %rd30, [table\(i)];", "cvta.to.global.u64 %rd30, %rd30;",
+                    "setp.lt.u32 %p2, %r4, 192;", "@!%p2 bra SKIP\(i);",
+                    "mul.wide.u32 %rd31, %r4, 4;", "add.u64 %rd32, %rd30, %rd31;", "ld.global.nc.u32 %r20, [%rd32];",
+                    "mov.u32 %r21, lut\(i);", "mad.lo.u32 %r21, %r4, 4, %r21;", "st.shared.u32 [%r21], %r20;",
+                    "SKIP\(i):",
+                ]
             case .matrixTail:
-                body += [
-                    "ld.param.u64 %rd10, [fixed\(i)];", "cvta.to.global.u64 %rd10, %rd10;",
-                    "ld.param.u64 %rd13, [tail\(i)];", "cvta.to.global.u64 %rd13, %rd13;",
+                params += (0..<12).map { ".param .f32 m\(i)_\($0)" }
+                params += [".param .u64 levels\(i)", ".param .u64 fixed\(i)", ".param .u64 tail\(i)", ".param .f32 top\(i)"]
+                shared.append(".shared .align 4 .f32 level\(i)[256];")
+                setup += [
+                    "ld.param.u64 %rd30, [levels\(i)];", "cvta.to.global.u64 %rd30, %rd30;",
+                    "mul.wide.u32 %rd31, %r4, 4;", "add.u64 %rd32, %rd30, %rd31;", "ld.global.nc.f32 %f20, [%rd32];",
+                    "mov.u32 %r21, level\(i);", "mad.lo.u32 %r21, %r4, 4, %r21;", "st.shared.f32 [%r21], %f20;",
                 ]
-                // Index of each channel's entry in its table of products, as byte offsets.
-                body += [
-                    "mul.wide.u32 %rd20, %r10, 4;", "mul.wide.u32 %rd21, %r11, 4;", "mul.wide.u32 %rd22, %r12, 4;",
-                    "add.u64 %rd20, %rd10, %rd20;", "add.u64 %rd21, %rd10, %rd21;", "add.u64 %rd22, %rd10, %rd22;",
-                ]
-                for o in 0..<3 {
-                    // sum = f[(3o)*256 + r] + f[(3o+1)*256 + g] + f[(3o+2)*256 + b] + bias[o] (wrapping,
-                    // as the CPU's &+), index = clamp(sum >> 4, 0, 16384), out = tail[o*16385 + index].
-                    let base = 3 * o * 256 * 4
-                    body += [
-                        "ld.global.nc.s32 %r30, [%rd20+\(base)];",
-                        "ld.global.nc.s32 %r31, [%rd21+\(base + 256 * 4)];",
-                        "ld.global.nc.s32 %r32, [%rd22+\(base + 512 * 4)];",
-                        "ld.global.nc.s32 %r33, [%rd10+\((9 * 256 + o) * 4)];",
-                        "add.s32 %r34, %r30, %r31;", "add.s32 %r34, %r34, %r32;", "add.s32 %r34, %r34, %r33;",
-                        "shr.s32 %r34, %r34, 4;", "max.s32 %r34, %r34, 0;", "min.s32 %r34, %r34, 16384;",
-                        "add.s32 %r34, %r34, \(o * 16385);", "cvt.u64.u32 %rd23, %r34;", "add.u64 %rd23, %rd13, %rd23;",
-                        "ld.global.nc.u8 %rs1, [%rd23];", "cvt.u32.u16 %r\(40 + o), %rs1;",
-                    ]
-                }
-                body += ["mov.u32 %r10, %r40;", "mov.u32 %r11, %r41;", "mov.u32 %r12, %r42;"]
             }
         }
-        body += [
-            "and.b32 %r7, %r6, 0xFF000000;",  // alpha, kept
-            "shl.b32 %r11, %r11, 8;", "shl.b32 %r12, %r12, 16;",
-            "or.b32 %r7, %r7, %r10;", "or.b32 %r7, %r7, %r11;", "or.b32 %r7, %r7, %r12;",
-            "st.global.u32 [%rd5], %r7;",
-            "DONE:", "ret;",
+        var labels = 0  // each pixel's code has branches of its own
+        var body: [String] = [
+            "ld.param.u64 %rd1, [src];", "ld.param.u64 %rd2, [dst];", "ld.param.u32 %r1, [count];",
+            "ld.param.u32 %r8, [width];", "ld.param.u32 %r9, [tileWidth];", "ld.param.u32 %r19, [ragged];",
+            "cvta.to.global.u64 %rd1, %rd1;", "cvta.to.global.u64 %rd2, %rd2;",
+            "mov.u32 %r2, %ctaid.x;", "mov.u32 %r3, %ntid.x;", "mov.u32 %r4, %tid.x;", "mov.u32 %r5, %nctaid.x;",
         ]
+        body += setup
+        body += [
+            "bar.sync 0;",
+            "mad.lo.u32 %r6, %r2, %r3, %r4;",  // global thread
+            "mul.lo.u32 %r7, %r5, %r3;",  // threads in the grid
+            "shr.u32 %r10, %r1, 2;",  // quads
+            "mov.u32 %r11, %r6;",
+            "QUAD:", "setp.ge.u32 %p1, %r11, %r10;", "@%p1 bra REST;",
+            "mul.wide.u32 %rd3, %r11, 16;", "add.u64 %rd4, %rd1, %rd3;", "add.u64 %rd5, %rd2, %rd3;",
+            "ld.global.nc.v4.u32 {%r12, %r13, %r14, %r15}, [%rd4];",
+        ]
+        for k in 0..<4 {
+            body.append("shl.b32 %r16, %r11, 2;")
+            if k > 0 { body.append("add.u32 %r16, %r16, \(k);") }
+            body += pixel(input: "%r\(12 + k)", index: "%r16", steps: steps, labels: &labels)
+            body.append("mov.u32 %r\(12 + k), %r17;")
+        }
+        body += [
+            "st.global.v4.u32 [%rd5], {%r12, %r13, %r14, %r15};",
+            "add.u32 %r11, %r11, %r7;", "bra QUAD;",
+            // The last count mod 4 pixels, one a thread.
+            "REST:", "and.b32 %r18, %r1, 3;", "setp.ge.u32 %p1, %r6, %r18;", "@%p1 bra DONE;",
+            "shl.b32 %r16, %r10, 2;", "add.u32 %r16, %r16, %r6;",
+            "mul.wide.u32 %rd3, %r16, 4;", "add.u64 %rd4, %rd1, %rd3;", "add.u64 %rd5, %rd2, %rd3;",
+            "ld.global.nc.u32 %r12, [%rd4];",
+        ]
+        body += pixel(input: "%r12", index: "%r16", steps: steps, labels: &labels)
+        body += ["st.global.u32 [%rd5], %r17;", "DONE:", "ret;"]
         let name = steps.map { $0 == .table ? "t" : "m" }.joined()
         return """
             // Sfumato point kernel (\(name)), generated by _PointKernelPTX.
@@ -94,17 +101,99 @@ enum _PointKernelPTX {
             .target sm_80
             .address_size 64
 
+            \(shared.joined(separator: "\n"))
+
             .visible .entry \(entry)(
                 \(params.joined(separator: ",\n    "))
             )
             {
-                .reg .pred %p<4>;
+                .reg .pred %p<8>;
                 .reg .b16 %rs<4>;
-                .reg .b32 %r<64>;
-                .reg .b64 %rd<32>;
-                \(body.map { $0.hasSuffix(":") ? $0 : "    " + $0 }.joined(separator: "\n    "))
+                .reg .b32 %r<80>;
+                .reg .f32 %f<40>;
+                .reg .b64 %rd<40>;
+            \(body.map { $0.hasSuffix(":") ? $0 : "    " + $0 }.joined(separator: "\n"))
             }
 
             """
     }
+
+    /// One pixel: the word in `input`, its index in the image in `index`; the result in %r17.
+    /// Channels live in %r40 (red), %r41 (green), %r42 (blue).
+    private static func pixel(input: String, index: String, steps: [Step], labels: inout Int) -> [String] {
+        var code = ["and.b32 %r40, \(input), 255;", "bfe.u32 %r41, \(input), 8, 8;", "bfe.u32 %r42, \(input), 16, 8;"]
+        for (i, step) in steps.enumerated() {
+            switch step {
+            case .table:
+                for c in 0..<3 {
+                    code += [
+                        "mov.u32 %r43, lut\(i);", "add.u32 %r43, %r43, %r\(40 + c);",
+                        "ld.shared.u8 %r\(40 + c), [%r43+\(c * 256)];",
+                    ]
+                }
+            case .matrixTail:
+                labels += 1
+                code += matrixTail(i, index: index, label: "MT\(labels)")
+            }
+        }
+        code += [
+            "and.b32 %r17, \(input), 0xFF000000;", "shl.b32 %r41, %r41, 8;", "shl.b32 %r42, %r42, 16;",
+            "or.b32 %r17, %r17, %r40;", "or.b32 %r17, %r17, %r41;", "or.b32 %r17, %r17, %r42;",
+        ]
+        return code
+    }
+
+    /// `mapMatrixTail` for one pixel, step `i`.
+    private static func matrixTail(_ i: Int, index: String, label: String) -> [String] {
+        var code = [
+            // Which route the CPU's loop takes: x within its tile, and the tile's own width (only
+            // where some tile row has a width that is not a multiple of 4: %r19 says).
+            "ld.param.u64 %rd20, [tail\(i)];", "cvta.to.global.u64 %rd20, %rd20;",
+            "setp.eq.u32 %p4, %r19, 0;", "@%p4 bra \(label)_FLOAT;",
+            "rem.u32 %r50, \(index), %r8;", "rem.u32 %r51, %r50, %r9;", "sub.u32 %r52, %r50, %r51;",
+            "sub.u32 %r52, %r8, %r52;", "min.u32 %r52, %r52, %r9;", "and.b32 %r53, %r52, 3;", "sub.u32 %r52, %r52, %r53;",
+            "setp.ge.u32 %p3, %r51, %r52;", "@%p3 bra \(label)_FIXED;",
+            "\(label)_FLOAT:",
+            // Float: the levels from shared memory.
+            "mov.u32 %r54, level\(i);",
+            "mad.lo.u32 %r55, %r40, 4, %r54;", "ld.shared.f32 %f1, [%r55];",
+            "mad.lo.u32 %r55, %r41, 4, %r54;", "ld.shared.f32 %f2, [%r55];",
+            "mad.lo.u32 %r55, %r42, 4, %r54;", "ld.shared.f32 %f3, [%r55];",
+            "ld.param.f32 %f9, [top\(i)];",
+        ]
+        for o in 0..<3 {
+            code += [
+                "ld.param.f32 %f4, [m\(i)_\(4 * o)];", "ld.param.f32 %f5, [m\(i)_\(4 * o + 1)];",
+                "ld.param.f32 %f6, [m\(i)_\(4 * o + 2)];", "ld.param.f32 %f7, [m\(i)_\(4 * o + 3)];",
+                "mul.rn.f32 %f10, %f4, %f1;", "mul.rn.f32 %f11, %f5, %f2;", "add.rn.f32 %f10, %f10, %f11;",
+                "mul.rn.f32 %f11, %f6, %f3;", "add.rn.f32 %f10, %f10, %f11;", "add.rn.f32 %f10, %f10, %f7;",
+                "add.rn.f32 %f10, %f10, 0f4B400000;", "max.f32 %f10, %f10, 0f4B400000;", "min.f32 %f10, %f10, %f9;",
+                "mov.b32 %r56, %f10;", "sub.u32 %r56, %r56, 0x4B400000;",
+                "add.u32 %r56, %r56, \(o * 16385);", "cvt.u64.u32 %rd21, %r56;", "add.u64 %rd21, %rd20, %rd21;",
+                "ld.global.nc.u8 %r\(60 + o), [%rd21];",
+            ]
+        }
+        code += ["bra \(label)_END;", "\(label)_FIXED:"]
+        // Fixed point: sum of three products from the tables, plus the bias with its rounding half.
+        code += [
+            "ld.param.u64 %rd22, [fixed\(i)];", "cvta.to.global.u64 %rd22, %rd22;",
+            "mul.wide.u32 %rd23, %r40, 4;", "add.u64 %rd23, %rd22, %rd23;",
+            "mul.wide.u32 %rd24, %r41, 4;", "add.u64 %rd24, %rd22, %rd24;",
+            "mul.wide.u32 %rd25, %r42, 4;", "add.u64 %rd25, %rd22, %rd25;",
+        ]
+        for o in 0..<3 {
+            let base = 3 * o * 256 * 4
+            code += [
+                "ld.global.nc.s32 %r57, [%rd23+\(base)];", "ld.global.nc.s32 %r58, [%rd24+\(base + 1024)];",
+                "ld.global.nc.s32 %r59, [%rd25+\(base + 2048)];", "ld.global.nc.s32 %r56, [%rd22+\((9 * 256 + o) * 4)];",
+                "add.s32 %r56, %r56, %r57;", "add.s32 %r56, %r56, %r58;", "add.s32 %r56, %r56, %r59;",
+                "shr.s32 %r56, %r56, 4;", "max.s32 %r56, %r56, 0;", "min.s32 %r56, %r56, 16384;",
+                "add.u32 %r56, %r56, \(o * 16385);", "cvt.u64.u32 %rd21, %r56;", "add.u64 %rd21, %rd20, %rd21;",
+                "ld.global.nc.u8 %r\(60 + o), [%rd21];",
+            ]
+        }
+        code += ["\(label)_END:", "mov.u32 %r40, %r60;", "mov.u32 %r41, %r61;", "mov.u32 %r42, %r62;"]
+        return code
+    }
+
 }
