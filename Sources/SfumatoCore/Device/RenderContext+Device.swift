@@ -99,24 +99,27 @@ extension RenderContext {
         defer { context.renderLock.unlock() }
         try context.enter()
         let buffers = try _CUDARoute.Buffers(context, width: route.width, height: route.height)
-        let upload = try context.time { try route.upload(into: buffers.current, context) }
-        let source = try context.imageBuffer(bytes: route.width * route.height * 4)
+        let upload = try context.time { try route.upload(into: buffers.current, pitch: buffers.pitch, context) }
+        let bytes = buffers.pitch * route.height
+        let source = try context.imageBuffer(bytes: bytes)
         defer { context.recycle(source) }
         try context.driver.check(
-            context.driver.cuMemcpyDtoDAsync(source.address, buffers.current.address, route.width * route.height * 4, context.stream),
+            context.driver.cuMemcpyDtoDAsync(source.address, buffers.current.address, bytes, context.stream),
             "copying on the GPU")
         var times: [Double] = []
         for _ in 0..<min(max(repeats, 1), 1000) + 2 {
             try context.driver.check(
-                context.driver.cuMemcpyDtoDAsync(buffers.current.address, source.address, route.width * route.height * 4, context.stream),
+                context.driver.cuMemcpyDtoDAsync(buffers.current.address, source.address, bytes, context.stream),
                 "copying on the GPU")
             times.append(try context.time { try route.runSteps(buffers, context) })
         }
         times = Array(times.dropFirst(2)).sorted()
-        let host = UnsafeMutableRawPointer.allocate(byteCount: route.width * route.height * 4, alignment: 64)
+        let host = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
         defer { host.deallocate() }
         let packed = route.width * 4
-        let download = try context.time { try context.download(buffers.current, into: host, rowBytes: packed, packed: packed, height: route.height) }
+        let download = try context.time {
+            try context.download(buffers.current, into: host, rowBytes: packed, packed: packed, pitch: buffers.pitch, height: route.height)
+        }
         return DeviceProfile(
             device: context.summary, uploadMilliseconds: upload, kernelMilliseconds: times[times.count / 2],
             downloadMilliseconds: download, compiledModules: context.compiledModules)

@@ -51,12 +51,23 @@ public protocol PixelFunction: Sendable {
     var mapsStraightBytes: Bool { get }
     /// The same function over straight 8-bit pixels, when `mapsStraightBytes` (see ``StraightBytes``).
     func apply(_ bytes: StraightBytes)
+    /// The function for a GPU device, when one is written (default nil); it must give the
+    /// byte path's bytes.
+    var deviceFunction: DevicePixelFunction? { get }
 }
 
 extension PixelFunction {
     /// No byte path unless a function provides one.
     public var mapsStraightBytes: Bool { false }
     public func apply(_ bytes: StraightBytes) {}
+    public var deviceFunction: DevicePixelFunction? { nil }
+}
+
+/// A per-pixel function a GPU device runs on 8-bit pixels (``PixelFunction/deviceFunction``).
+public enum DevicePixelFunction: Sendable, Equatable {
+    /// R, G, B = `maximum` where ((R/255)·w.x + (G/255)·w.y) + (B/255)·w.z > `threshold`, else 0;
+    /// alpha kept (encoded values).
+    case threshold(weights: SIMD3<Float>, threshold: Float, maximum: Float)
 }
 
 /// A run of straight (or opaque) 8-bit pixels for a ``PixelFunction`` that can map them without

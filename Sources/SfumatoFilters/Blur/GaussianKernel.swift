@@ -55,6 +55,9 @@ struct _GaussianKernel: NeighborhoodKernel {
     /// Every byte alike, so grey tiles too (an opaque input stays opaque inside; the edges of a
     /// transparent surround go through floats where alpha shows).
     var supportsGray: Bool { supportsBytes }
+    var deviceKernel: DeviceKernel? {
+        supportsBytes && radius <= 64 ? .gaussian(weights: fixedWeights, interpolatingRows: interpolatesRows) : nil
+    }
 
     /// The weights as 0.16 fixed point (their sum a hair under 1, so sums never overflow).
     var fixedWeights: [UInt16] {

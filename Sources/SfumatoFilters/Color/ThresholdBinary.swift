@@ -53,6 +53,9 @@ struct _Threshold: PixelFunction {
 
     // 8-bit pixels directly (the camera loop's threshold): the same luma sum from the same levels.
     var mapsStraightBytes: Bool { true }
+    var deviceFunction: DevicePixelFunction? {
+        .threshold(weights: SIMD3(weights.x, weights.y, weights.z), threshold: threshold, maximum: maximum)
+    }
     func apply(_ bytes: StraightBytes) {
         let on = bytes.encode(maximum), off = bytes.encode(0)
         let level = bytes.level

@@ -27,6 +27,11 @@ struct _ConvolutionKernel: NeighborhoodKernel {
     }
 
     var supportsBytes: Bool { integer != nil }
+    var deviceKernel: DeviceKernel? {
+        integer.map {
+            .convolution(width: $0.width, height: $0.height, weights: $0.weights.map(Int32.init), shift: $0.shift, bias: $0.bias, keepAlpha: keepAlpha)
+        }
+    }
     /// Grey only where an opaque input stays opaque (grey has no alpha): alpha kept, or the
     /// weights and bias adding up to 1.
     var supportsGray: Bool { integer != nil && (keepAlpha || abs(weights.reduce(0, +) + bias - 1) < 1e-6) }
@@ -115,6 +120,8 @@ struct _SobelKernel: NeighborhoodKernel {
     /// On grey, the luma of (g, g, g) is g when the weights add up to 1: both variants are then
     /// the per-channel Sobel of the grey values.
     var supportsGray: Bool { grey.map { abs($0.x + $0.y + $0.z - 1) < 1e-6 } ?? true }
+    /// Per channel only: the luma variant stays on the CPU.
+    var deviceKernel: DeviceKernel? { grey == nil ? .sobel : nil }
 
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         if input.channels == 1 { return _sobelBytes(input: input, output: output) }

@@ -53,6 +53,14 @@ struct _ProbeKernel: NeighborhoodKernel {
     /// 8-bit data only for probe values in 0...1, each taken as its nearest level (a value
     /// outside would be clamped to 0 or 255 and the result would leave the definition's).
     var supportsBytes: Bool { probe.allSatisfy { (0...1).contains($0) } }
+    /// Flat probes only (a run of columns a row); probes with levels stay on the CPU.
+    var deviceKernel: DeviceKernel? {
+        guard let runs, runs.count == height, height <= 256 else { return nil }
+        let spans = runs.enumerated().compactMap { i, run in
+            run.length > 0 ? DeviceSpan(dy: i - cy, x0: run.start - cx, x1: run.start + run.length - 1 - cx) : nil
+        }
+        return .probe(spans: spans, maximum: extreme == .max)
+    }
     /// Grey only where an opaque input stays opaque (grey has no alpha): erosion always (alpha
     /// 1 + p clamps to 1), dilation when some tap has p <= 0.
     var supportsGray: Bool { extreme == .min || probe.contains { $0 <= 0 } }

@@ -19,6 +19,7 @@ struct _RectangleKernel: NeighborhoodKernel {
     }
     var supportsBytes: Bool { true }
     var supportsGray: Bool { true }
+    var deviceKernel: DeviceKernel? { .rectangle(width: width, height: height, maximum: extreme == .max) }
 
     func outputExtent(forInput e: Rect) -> Rect {
         e.isInfinite ? e : Rect(x: e.x - (width - 1 + left), y: e.y - (height - 1 + top), width: e.width + width - 1, height: e.height + height - 1)

@@ -5,8 +5,8 @@ extension _CUDAContext {
     /// `buffer` through pinned memory, in chunks: the cores copy a chunk into pinned memory while
     /// the bus carries the chunk before (a pageable copy is several times slower than a pinned
     /// one, and a host copy on every core is faster still).
-    func upload(rows base: UnsafeRawPointer, rowBytes: Int, packed: Int, height: Int, into buffer: _DeviceBuffer) throws {
-        let staging = try stagingBuffer(bytes: packed * height)
+    func upload(rows base: UnsafeRawPointer, rowBytes: Int, packed: Int, pitch: Int, height: Int, into buffer: _DeviceBuffer) throws {
+        let staging = try stagingBuffer(bytes: pitch * height)
         let chunks = Self.chunks(height)
         let box = _UncheckedSendable((base, staging.pointer))
         for (y0, y1) in chunks {
@@ -15,23 +15,25 @@ extension _CUDAContext {
             parallelFor(bands, threads: bands) { band in
                 let (src, dst) = box.value
                 for y in (y0 + band * rows / bands)..<(y0 + (band + 1) * rows / bands) {
-                    (dst + y * packed).copyMemory(from: src + y * rowBytes, byteCount: packed)
+                    (dst + y * pitch).copyMemory(from: src + y * rowBytes, byteCount: packed)
                 }
             }
-            try buffer.upload(staging.pointer + y0 * packed, count: (y1 - y0) * packed, at: y0 * packed)
+            try buffer.upload(staging.pointer + y0 * pitch, count: (y1 - y0) * pitch, at: y0 * pitch)
         }
         try synchronize()
     }
 
     /// Copies `buffer`'s image back to host rows, chunk by chunk: the bus carries a chunk into
     /// pinned memory while the cores copy the one before to its place.
-    func download(_ buffer: _DeviceBuffer, into base: UnsafeMutableRawPointer, rowBytes: Int, packed: Int, height: Int) throws {
-        let staging = try stagingBuffer(bytes: packed * height)
+    func download(
+        _ buffer: _DeviceBuffer, into base: UnsafeMutableRawPointer, rowBytes: Int, packed: Int, pitch: Int, height: Int
+    ) throws {
+        let staging = try stagingBuffer(bytes: pitch * height)
         let chunks = Self.chunks(height)
         var events: [OpaquePointer?] = []
         defer { for e in events { _ = driver.cuEventDestroy(e) } }
         for (y0, y1) in chunks {
-            try buffer.download(staging.pointer + y0 * packed, count: (y1 - y0) * packed, at: y0 * packed)
+            try buffer.download(staging.pointer + y0 * pitch, count: (y1 - y0) * pitch, at: y0 * pitch)
             var e: OpaquePointer?
             try driver.check(driver.cuEventCreate(&e, 2), "cuEventCreate")  // CU_EVENT_DISABLE_TIMING
             events.append(e)
@@ -44,13 +46,13 @@ extension _CUDAContext {
             parallelFor(bands, threads: bands) { band in
                 let (src, dst) = box.value
                 for y in (y0 + band * rows / bands)..<(y0 + (band + 1) * rows / bands) {
-                    (dst + y * rowBytes).copyMemory(from: src + y * packed, byteCount: packed)
+                    (dst + y * rowBytes).copyMemory(from: src + y * pitch, byteCount: packed)
                 }
             }
         }
     }
 
-    /// Row ranges of about 8 MiB... at most 16 of them.
+    /// Row ranges for chunked copies: at least 64 rows each, at most 16 of them.
     static func chunks(_ height: Int) -> [(Int, Int)] {
         let n = min(max(height / 64, 1), 16)
         return (0..<n).map { (height * $0 / n, height * ($0 + 1) / n) }

@@ -16,6 +16,8 @@ final class _CUDAContext: @unchecked Sendable {
     let driverVersion: Int
     /// Device memory in bytes.
     let totalMemory: Int
+    /// Streaming multiprocessors (132 on an H200).
+    let multiprocessors: Int
 
     private let lock = NSLock()
     /// Image buffers kept between renders (``imageBuffer(bytes:)``).
@@ -49,6 +51,9 @@ final class _CUDAContext: @unchecked Sendable {
         try d.check(d.cuDeviceGetAttribute(&major, 75, dev), "cuDeviceGetAttribute(major)")  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
         try d.check(d.cuDeviceGetAttribute(&minor, 76, dev), "cuDeviceGetAttribute(minor)")
         capability = (Int(major), Int(minor))
+        var sms: Int32 = 0
+        try d.check(d.cuDeviceGetAttribute(&sms, 16, dev), "cuDeviceGetAttribute(multiprocessors)")  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+        multiprocessors = Int(max(sms, 1))
         var version: Int32 = 0
         try d.check(d.cuDriverGetVersion(&version), "cuDriverGetVersion")
         driverVersion = Int(version)
@@ -141,6 +146,10 @@ final class _CUDAContext: @unchecked Sendable {
             pointers.append(slot)
         }
         guard grid.0 > 0, grid.1 > 0, grid.2 > 0 else { return }
+        if sharedBytes > 48 * 1024 {
+            // Above 48 KiB a kernel must opt in (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES).
+            try driver.check(driver.cuFuncSetAttribute(function, 8, Int32(sharedBytes)), "allowing \(sharedBytes) bytes of shared memory")
+        }
         try driver.check(
             driver.cuLaunchKernel(
                 function, UInt32(grid.0), UInt32(grid.1), UInt32(grid.2), UInt32(block.0), UInt32(block.1), UInt32(block.2),

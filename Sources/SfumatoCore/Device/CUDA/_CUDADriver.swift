@@ -47,6 +47,7 @@ struct _CUDADriver: @unchecked Sendable {
             UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         ) -> Result
     let cuModuleGetFunction: @convention(c) (UnsafeMutablePointer<OpaquePointer?>, OpaquePointer?, UnsafePointer<CChar>) -> Result
+    let cuFuncSetAttribute: @convention(c) (OpaquePointer?, Int32, Int32) -> Result
     let cuLaunchKernel:
         @convention(c) (
             OpaquePointer?, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, OpaquePointer?,
@@ -130,6 +131,7 @@ struct _CUDADriver: @unchecked Sendable {
             cuModuleGetFunction: try symbol(
                 "cuModuleGetFunction",
                 as: (@convention(c) (UnsafeMutablePointer<OpaquePointer?>, OpaquePointer?, UnsafePointer<CChar>) -> Result).self),
+            cuFuncSetAttribute: try symbol("cuFuncSetAttribute", as: (@convention(c) (OpaquePointer?, Int32, Int32) -> Result).self),
             cuLaunchKernel: try symbol(
                 "cuLaunchKernel",
                 as: (@convention(c) (

@@ -7,13 +7,16 @@ extension _CUDARoute {
         var current: _DeviceBuffer
         var spare: _DeviceBuffer
         let width: Int, height: Int
+        /// Bytes from one row to the next: a multiple of 16, as the gallery kernels need.
+        let pitch: Int
 
         init(_ context: _CUDAContext, width: Int, height: Int) throws {
             self.context = context
             self.width = width
             self.height = height
-            current = try context.imageBuffer(bytes: width * height * 4)
-            spare = try context.imageBuffer(bytes: width * height * 4)
+            pitch = (width * 4 + 15) & ~15
+            current = try context.imageBuffer(bytes: pitch * height)
+            spare = try context.imageBuffer(bytes: pitch * height)
         }
 
         func swap() { (current, spare) = (spare, current) }
@@ -28,7 +31,7 @@ extension _CUDARoute {
     func execute(on context: _CUDAContext) throws -> Buffers {
         try context.enter()
         let buffers = try Buffers(context, width: width, height: height)
-        try upload(into: buffers.current, context)
+        try upload(into: buffers.current, pitch: buffers.pitch, context)
         try runSteps(buffers, context)
         return buffers
     }
@@ -44,11 +47,11 @@ extension _CUDARoute {
     ) throws {
         let buffers = try execute(on: context)
         let packed = width * 4
-        if rowBytes == packed, let owner, context.lockPages(of: owner) {
+        if rowBytes == packed, buffers.pitch == packed, let owner, context.lockPages(of: owner) {
             try buffers.current.download(base, count: packed * height)
             try context.synchronize()
         } else {
-            try context.download(buffers.current, into: base, rowBytes: rowBytes, packed: packed, height: height)
+            try context.download(buffers.current, into: base, rowBytes: rowBytes, packed: packed, pitch: buffers.pitch, height: height)
         }
         // Steps with transparent edges leave partial alpha at the borders: premultiplied bytes,
         // made straight as the CPU's byte route stores them.
@@ -63,28 +66,26 @@ extension _CUDARoute {
         }
     }
 
-    func upload(into buffer: _DeviceBuffer, _ context: _CUDAContext) throws {
-        if source.rowBytes == width * 4, context.lockPages(of: source) {
+    func upload(into buffer: _DeviceBuffer, pitch: Int, _ context: _CUDAContext) throws {
+        if source.rowBytes == width * 4, pitch == width * 4, context.lockPages(of: source) {
             try buffer.upload(source.baseAddress, count: width * 4 * height)
             return try context.synchronize()
         }
-        try context.upload(rows: source.row(0), rowBytes: source.rowBytes, packed: width * 4, height: height, into: buffer)
+        try context.upload(rows: source.row(0), rowBytes: source.rowBytes, packed: width * 4, pitch: pitch, height: height, into: buffer)
     }
 
     private func run(_ step: Step, _ buffers: Buffers, _ context: _CUDAContext) throws {
         switch step {
         case .point(let p):
             try Self.point(p, buffers, context, tileWidth: tileWidth)
-        case .neighborhood(let k, let clamp, let name):
-            try _GalleryLaunch.run(
-                k, clamp: clamp, from: buffers.current, to: buffers.spare, width: width, height: height,
-                context: context, name: name)
-            buffers.swap()
+        case .pixel(let f, _):
+            try _GalleryLaunch.pixel(f, buffers, context: context)
+        case .neighborhood(let k, let clamp, _):
+            try _GalleryLaunch.run(k, clamp: clamp, buffers, context: context)
         case .histogram(let h, let references):
-            var histograms = [try Self.histogram(of: buffers.current, width: width, height: height, context)]
+            var histograms = [try Self.histogram(of: buffers, context)]
             for r in references {
-                let b = try r.execute(on: context)
-                histograms.append(try Self.histogram(of: b.current, width: r.width, height: r.height, context))
+                histograms.append(try Self.histogram(of: try r.execute(on: context), context))
             }
             h.install(histograms)
             guard h.lut != nil else { throw SfumatoError.unsupported("CUDA: \(h.mapping.name) gave no 8-bit table") }
@@ -94,11 +95,11 @@ extension _CUDARoute {
 
     /// One fused point program over the current buffer, through its tables.
     static func point(_ p: _PointExec, _ buffers: Buffers, _ context: _CUDAContext, tileWidth: Int) throws {
-        let count = buffers.width * buffers.height
+        let count = buffers.pitch / 4 * buffers.height
         var arguments: [_CUDAContext.Argument] = [
             .pointer(buffers.current.address), .pointer(buffers.spare.address), .int32(Int32(count)),
             .int32(Int32(buffers.width)), .int32(Int32(tileWidth)),
-            .int32(tileWidth % 4 != 0 || buffers.width % tileWidth % 4 != 0 ? 1 : 0),
+            .int32(tileWidth % 4 != 0 || buffers.width % tileWidth % 4 != 0 ? 1 : 0), .int32(Int32(buffers.pitch / 4)),
         ]
         let shape: _PointKernelPTX.Step
         if let lut = p.lut {
@@ -117,8 +118,10 @@ extension _CUDARoute {
             let levels = p.tailLinear ? SRGB.decodedByte : UnsafePointer(_CUDARoute.byteValues)
             arguments.append(.pointer(try context.table(p, "levels", UnsafeRawBufferPointer(start: levels, count: 256 * 4)).address))
             arguments.append(.pointer(try context.table(p, "fixed", UnsafeRawBufferPointer(start: fixed, count: (9 * 256 + 3) * 4)).address))
-            arguments.append(
-                .pointer(try context.table(p, "tail", UnsafeRawBufferPointer(start: tail, count: 3 * (_PointExec.tailSteps + 1))).address))
+            // Padded to the kernel's shared copy (it copies whole words).
+            var padded = [UInt8](repeating: 0, count: _PointKernelPTX.tailBytes)
+            padded.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: tail, count: 3 * (_PointExec.tailSteps + 1)) }
+            arguments.append(.pointer(try padded.withUnsafeBytes { try context.table(p, "tail", $0) }.address))
             arguments.append(.float(12_582_912 + n))
             shape = .matrixTail
         } else {
@@ -126,8 +129,13 @@ extension _CUDARoute {
         }
         let f = try context.function(_PointKernelPTX.entry, in: _PointKernelPTX.text(for: [shape]))
         let quads = max(count / 4, 1)
-        let blocks = min((quads + _PointKernelPTX.blockSize - 1) / _PointKernelPTX.blockSize, 132 * 16)
-        try context.launch(f, grid: (blocks, 1, 1), block: (_PointKernelPTX.blockSize, 1, 1), arguments, name: "sfumato_point")
+        let shared = _PointKernelPTX.sharedBytes(for: [shape])
+        // A table in shared memory is copied by every block: then a few blocks a multiprocessor,
+        // each looping over many pixels.
+        let cap = context.multiprocessors * (shared > 0 ? 4 : 16)
+        let blocks = min((quads + _PointKernelPTX.blockSize - 1) / _PointKernelPTX.blockSize, cap)
+        try context.launch(
+            f, grid: (blocks, 1, 1), block: (_PointKernelPTX.blockSize, 1, 1), sharedBytes: shared, arguments, name: "sfumato_point")
         buffers.swap()
     }
 
@@ -138,17 +146,17 @@ extension _CUDARoute {
         return p
     }()
 
-    /// 256-bin counts per channel of an opaque RGBA8 image on the device.
-    static func histogram(of image: _DeviceBuffer, width: Int, height: Int, _ context: _CUDAContext) throws -> Histogram {
+    /// 256-bin counts per channel of the current image.
+    static func histogram(of buffers: Buffers, _ context: _CUDAContext) throws -> Histogram {
         let counts = try _DeviceBuffer(context, byteCount: 4 * 256 * 4)
         try context.driver.check(context.driver.cuMemsetD8Async(counts.address, 0, 4 * 256 * 4, context.stream), "clearing counts")
-        try _GalleryLaunch.histogram(image, width: width, height: height, into: counts, context: context)
+        try _GalleryLaunch.histogram(buffers, into: counts, context: context)
         var host = [UInt32](repeating: 0, count: 4 * 256)
         try host.withUnsafeMutableBytes { try counts.download($0.baseAddress!, count: $0.count) }
         try context.synchronize()
         var h = Histogram(bins: 256)
         for c in 0..<4 { for b in 0..<256 { h.counts[c][b] = Int(host[c * 256 + b]) } }
-        h.pixelCount = width * height
+        h.pixelCount = buffers.width * buffers.height
         return h
     }
 }

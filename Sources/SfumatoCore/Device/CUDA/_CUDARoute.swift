@@ -10,6 +10,8 @@ struct _CUDARoute {
     enum Step {
         /// A fused point program through its 8-bit tables.
         case point(_PointExec)
+        /// A pixel function with a device form (encoded values).
+        case pixel(DevicePixelFunction, name: String)
         /// A neighbourhood kernel; `clamp` repeats edge pixels, otherwise outside is transparent.
         case neighborhood(DeviceKernel, clamp: Bool, name: String)
         /// Histograms of the image and of each reference (routes of their own), then the
@@ -59,6 +61,10 @@ struct _CUDARoute {
             for input in h.inputs.dropFirst() { references.append(try lower(input, ws)) }
             route.steps.append(.histogram(h, references: references))
             return route
+        case let p as _PointExec where ws == .none && p.lut == nil && p.bytePixelFunction?.deviceFunction != nil:
+            var route = try lower(p.input, ws)
+            route.steps.append(.pixel(p.bytePixelFunction!.deviceFunction!, name: p.program.names.joined(separator: " + ")))
+            return route
         case let p as _PointExec:
             guard p.lut != nil || (p.tailFixed != nil && p.tailLinear == (ws == .linear)) else {
                 throw Unsupported("the point program \(p.program.names.joined(separator: " + ")) has no 8-bit route")
@@ -71,11 +77,10 @@ struct _CUDARoute {
                 let clamped = n.input as? _ClampExec
                 let base = clamped?.input ?? n.input
                 guard base.extent == c.extent else { throw Unsupported("a crop that is not the kernel's input extent") }
-                // After a point pass the CPU keeps floats into the kernel; the GPU rounds to
-                // 8 bits once in between (within a level or two). In linear light the kernel
-                // would compute on other values altogether.
-                guard !n.useGray, n.useBytes || (ws == .none && n.kernel.supportsBytes) else {
-                    throw Unsupported("\(n.kernel.name) on float tiles in linear light (the GPU runs 8-bit kernels)")
+                // On float tiles (after a point pass, or in linear light) the CPU keeps values
+                // outside 0...1 into the kernel; 8-bit kernels would clip them first.
+                guard n.useBytes, !n.useGray else {
+                    throw Unsupported("\(n.kernel.name) on float tiles (after a point filter, or in linear light; the GPU runs 8-bit kernels)")
                 }
                 guard let k = n.kernel.deviceKernel else { throw Unsupported("\(n.kernel.name) has no GPU kernel yet") }
                 var route = try lower(base, ws)
@@ -98,6 +103,8 @@ struct _CUDARoute {
             switch step {
             case .point(let p):
                 lines.append("kernel sfumato_point (\(p.lut != nil ? "a table per channel" : "fixed-point matrix, then a table per channel")): \(p.program.names.joined(separator: " + "))")
+            case .pixel(_, let name):
+                lines.append("kernel sfumato_threshold: \(name)")
             case .neighborhood(let k, let clamp, let name):
                 lines.append("kernel \(_GalleryLaunch.entries(for: k).joined(separator: " + ")): \(name), edges \(clamp ? "clamped" : "transparent")")
             case .histogram(let h, let references):
