@@ -55,6 +55,7 @@ final class DeviceRouteTests: XCTestCase {
             let kinds = r.steps.map { step -> String in
                 switch step {
                 case .point: "point"
+                case .pixel: "pixel"
                 case .histogram: "histogram"
                 case .neighborhood(let k, _, _):
                     switch k {

@@ -24,6 +24,8 @@ final class _CUDAContext: @unchecked Sendable {
     let pool = _Locked<[_DeviceBuffer]>([])
     /// Executors' tables on the device (``table(_:_:_:)``), by executor and name.
     let tables = _Locked<[String: _OwnedTable]>([:])
+    /// Small constant tables by their bytes (``_DeviceBuffer/table(_:_:)``).
+    let constants = _Locked<[(key: [UInt8], buffer: _DeviceBuffer)]>([])
     /// Pinned host memory for transfers (``stagingBuffer(bytes:)``).
     let staging = _Locked<_PinnedBuffer?>(nil)
     /// Bitmaps whose pages are locked for transfers (``lockPages(of:)``).

@@ -34,12 +34,20 @@ final class _DeviceBuffer: @unchecked Sendable {
             context.driver.cuMemcpyDtoHAsync(destination, address + UInt64(offset), count, context.stream), "copying from the GPU")
     }
 
-    /// Uploads an array of plain values (a table), waiting for nothing.
+    /// A small table of plain values on the device, found by its bytes among the last 64
+    /// uploaded (a Gaussian's weights, a probe's spans), so a repeated render allocates and
+    /// copies nothing.
     static func table<T>(_ context: _CUDAContext, _ values: [T]) throws -> _DeviceBuffer {
-        let b = try _DeviceBuffer(context, byteCount: values.count * MemoryLayout<T>.stride)
-        try values.withUnsafeBytes { try b.upload($0.baseAddress!, count: $0.count) }
+        let key = values.withUnsafeBytes { [UInt8]($0) }
+        if let b = context.constants.withLock({ $0.first { $0.key == key }?.buffer }) { return b }
+        let b = try _DeviceBuffer(context, byteCount: key.count)
         // The stream copies from pageable memory synchronously with respect to the host, so the
         // array may go once this returns.
+        try key.withUnsafeBytes { try b.upload($0.baseAddress!, count: $0.count) }
+        context.constants.withLock { list in
+            list.append((key, b))
+            if list.count > 64 { list.removeFirst() }
+        }
         return b
     }
 }

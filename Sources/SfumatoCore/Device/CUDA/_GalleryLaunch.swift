@@ -28,13 +28,10 @@ enum _GalleryLaunch {
         let w = buffers.width, h = buffers.height, pitch = buffers.pitch
         let image: [_CUDAContext.Argument] = [.int32(Int32(w)), .int32(Int32(h)), .int32(Int32(pitch)), .int32(4), .int32(clamp ? 0 : 1)]
         let src = _CUDAContext.Argument.pointer(buffers.current.address), dst = _CUDAContext.Argument.pointer(buffers.spare.address)
-        var keep: [_DeviceBuffer] = []
-        defer { withExtendedLifetime(keep) {} }
         switch k {
         case .gaussian(let weights, let interpolating):
             let radius = Int32(weights.count - 1)
-            let table = try _DeviceBuffer.table(context, weights)
-            keep.append(table)
+            let table = try _DeviceBuffer.table(context, weights)  // kept by the context's constants
             if !interpolating && radius <= 24 {
                 try context.launch(
                     try function("sfumato_gaussian", context), grid: (ceil(w * 4, 512), ceil(h, 16), 1), block: (32, 8, 1),
@@ -79,7 +76,6 @@ enum _GalleryLaunch {
             try context.synchronize()
         case .probe(let spans, let maximum):
             let table = try _DeviceBuffer.table(context, spans.flatMap { [Int32($0.dy), Int32($0.x0), Int32($0.x1)] })
-            keep.append(table)
             try context.launch(
                 try function("sfumato_extreme_spans", context), grid: (ceil(w, 32), ceil(h, 8), 1), block: (32, 8, 1),
                 [src, dst] + image + [.pointer(table.address), .int32(Int32(spans.count)), .int32(maximum ? 1 : 0)],
@@ -92,7 +88,6 @@ enum _GalleryLaunch {
                     [src, dst] + image + weights.map { .int32($0) } + tail, name: "sfumato_convolve3x3")
             } else {
                 let table = try _DeviceBuffer.table(context, weights)
-                keep.append(table)
                 try context.launch(
                     try function("sfumato_convolve", context), grid: (ceil(w, 32), ceil(h, 8), 1), block: (32, 8, 1),
                     [src, dst] + image + [.int32(Int32(kw)), .int32(Int32(kh)), .pointer(table.address)] + tail, name: "sfumato_convolve")
@@ -102,7 +97,6 @@ enum _GalleryLaunch {
                 try function("sfumato_sobel", context), grid: (ceil(w, 32), ceil(h, 8), 1), block: (32, 8, 1), [src, dst] + image,
                 name: "sfumato_sobel")
         }
-        if !keep.isEmpty { try context.synchronize() }  // the tables must outlive the kernel
         buffers.swap()
     }
 

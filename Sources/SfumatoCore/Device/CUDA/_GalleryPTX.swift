@@ -5400,3905 +5400,2772 @@ $L__BB3_233:
 	.param .u32 sfumato_median5_param_6
 )
 {
-	.reg .pred 	%p<374>;
-	.reg .b16 	%rs<148>;
-	.reg .b32 	%r<2720>;
-	.reg .b64 	%rd<481>;
+	.local .align 8 .b8 	__local_depot4[160];
+	.reg .b64 	%SP;
+	.reg .b64 	%SPL;
+	.reg .pred 	%p<88>;
+	.reg .b16 	%rs<8>;
+	.reg .b32 	%r<2493>;
+	.reg .b64 	%rd<57>;
 
-	ld.param.u32 	%r353, [sfumato_median5_param_3];
-	ld.param.u32 	%r352, [sfumato_median5_param_2];
-	mov.u32 	%r357, %ctaid.x;
-	shl.b32 	%r358, %r357, 5;
-	mov.u32 	%r359, %tid.x;
-	add.s32 	%r1, %r358, %r359;
-	shl.b32 	%r2, %r1, 2;
-	mov.u32 	%r360, %ctaid.y;
-	shl.b32 	%r361, %r360, 3;
-	mov.u32 	%r362, %tid.y;
-	add.s32 	%r3, %r361, %r362;
-	setp.lt.s32 	%p43, %r2, %r352;
-	setp.lt.s32 	%p44, %r3, %r353;
-	and.pred  	%p45, %p43, %p44;
-	@!%p45 bra 	$L__BB4_377;
+	mov.u64 	%SPL, __local_depot4;
+	ld.param.u32 	%r125, [sfumato_median5_param_3];
+	ld.param.u32 	%r124, [sfumato_median5_param_2];
+	mov.u32 	%r129, %ctaid.x;
+	shl.b32 	%r130, %r129, 5;
+	mov.u32 	%r131, %tid.x;
+	add.s32 	%r132, %r130, %r131;
+	shl.b32 	%r1, %r132, 2;
+	mov.u32 	%r133, %ctaid.y;
+	shl.b32 	%r134, %r133, 3;
+	mov.u32 	%r135, %tid.y;
+	add.s32 	%r2, %r134, %r135;
+	setp.lt.s32 	%p1, %r1, %r124;
+	setp.lt.s32 	%p2, %r2, %r125;
+	and.pred  	%p3, %p1, %p2;
+	@!%p3 bra 	$L__BB4_67;
 	bra.uni 	$L__BB4_1;
 $L__BB4_1:
-	ld.param.u32 	%r356, [sfumato_median5_param_6];
-	ld.param.u32 	%r355, [sfumato_median5_param_5];
-	ld.param.u32 	%r354, [sfumato_median5_param_4];
-	ld.param.u64 	%rd166, [sfumato_median5_param_0];
-	ld.param.u64 	%rd167, [sfumato_median5_param_1];
-	cvta.to.global.u64 	%rd1, %rd167;
-	cvta.to.global.u64 	%rd2, %rd166;
-	mul.lo.s32 	%r2711, %r3, %r354;
-	mad.lo.s32 	%r363, %r2, %r355, %r2711;
-	cvt.u64.u32 	%rd168, %r363;
-	add.s64 	%rd3, %rd1, %rd168;
-	setp.ne.s32 	%p46, %r355, 4;
-	setp.lt.s32 	%p47, %r1, 1;
-	add.s32 	%r2718, %r2, 5;
-	setp.ge.s32 	%p48, %r2718, %r352;
-	or.pred  	%p49, %p47, %p48;
-	setp.lt.s32 	%p50, %r3, 2;
-	or.pred  	%p51, %p50, %p49;
-	add.s32 	%r6, %r3, 2;
-	setp.ge.s32 	%p52, %r6, %r353;
-	or.pred  	%p1, %p51, %p52;
-	add.s32 	%r7, %r3, -2;
-	selp.b32 	%r364, 0, %r7, %p1;
-	mul.lo.s32 	%r365, %r364, %r354;
-	cvt.u64.u32 	%rd169, %r365;
-	add.s64 	%rd4, %rd2, %rd169;
-	add.s32 	%r2644, %r2, -2;
-	add.s32 	%r9, %r352, -1;
-	add.s32 	%r10, %r353, -1;
-	min.s32 	%r11, %r2644, %r9;
-	@%p46 bra 	$L__BB4_92;
-	setp.lt.u32 	%p265, %r2644, %r352;
-	setp.eq.s32 	%p266, %r356, 0;
-	shl.b32 	%r985, %r2644, 2;
-	cvt.u64.u32 	%rd299, %r985;
-	selp.b64 	%rd300, 0, %rd299, %p1;
-	add.s64 	%rd301, %rd4, %rd300;
-	cvta.global.u64 	%rd302, %rd301;
-	setp.lt.u32 	%p269, %r7, %r353;
-	and.pred  	%p270, %p265, %p269;
-	min.s32 	%r986, %r7, %r10;
-	selp.b32 	%r987, 0, %r986, %p50;
-	shl.b32 	%r988, %r11, 2;
-	selp.b32 	%r989, 0, %r988, %p47;
-	cvt.s64.s32 	%rd303, %r354;
-	add.s64 	%rd304, %rd302, %rd303;
-	add.s32 	%r990, %r3, -1;
-	setp.lt.u32 	%p271, %r990, %r353;
-	and.pred  	%p272, %p265, %p271;
-	min.s32 	%r991, %r990, %r10;
-	setp.gt.s32 	%p273, %r3, 0;
-	selp.b32 	%r992, %r991, 0, %p273;
-	shl.b32 	%r993, %r354, 1;
-	cvt.s64.s32 	%rd305, %r993;
-	add.s64 	%rd306, %rd302, %rd305;
-	setp.lt.u32 	%p274, %r3, %r353;
-	and.pred  	%p275, %p265, %p274;
-	setp.lt.s32 	%p276, %r3, 0;
-	min.s32 	%r994, %r3, %r10;
-	selp.b32 	%r995, 0, %r994, %p276;
-	mul.lo.s32 	%r996, %r354, 3;
-	cvt.s64.s32 	%rd307, %r996;
-	add.s64 	%rd308, %rd302, %rd307;
-	add.s32 	%r997, %r3, 1;
-	setp.lt.u32 	%p277, %r997, %r353;
-	and.pred  	%p278, %p265, %p277;
-	setp.lt.s32 	%p279, %r3, -1;
-	min.s32 	%r998, %r997, %r10;
-	selp.b32 	%r999, 0, %r998, %p279;
-	shl.b32 	%r1000, %r354, 2;
-	cvt.s64.s32 	%rd309, %r1000;
-	add.s64 	%rd310, %rd302, %rd309;
-	setp.lt.u32 	%p280, %r6, %r353;
-	and.pred  	%p281, %p265, %p280;
-	setp.lt.s32 	%p282, %r3, -2;
-	min.s32 	%r1001, %r6, %r10;
-	selp.b32 	%r1002, 0, %r1001, %p282;
-	add.s32 	%r1003, %r2, -1;
-	setp.lt.u32 	%p283, %r1003, %r352;
-	min.s32 	%r1004, %r1003, %r9;
-	setp.gt.s32 	%p284, %r1, 0;
-	selp.b32 	%r1005, %r1004, 0, %p284;
-	add.s64 	%rd311, %rd301, 4;
-	cvta.global.u64 	%rd312, %rd311;
-	and.pred  	%p285, %p283, %p269;
-	add.s64 	%rd313, %rd312, %rd303;
-	and.pred  	%p286, %p283, %p271;
-	add.s64 	%rd314, %rd312, %rd305;
-	and.pred  	%p287, %p283, %p274;
-	add.s64 	%rd315, %rd312, %rd307;
-	and.pred  	%p288, %p283, %p277;
-	add.s64 	%rd316, %rd312, %rd309;
-	and.pred  	%p289, %p283, %p280;
-	setp.lt.u32 	%p290, %r2, %r352;
-	setp.lt.s32 	%p291, %r1, 0;
-	min.s32 	%r1006, %r2, %r9;
-	selp.b32 	%r1007, 0, %r1006, %p291;
-	add.s64 	%rd317, %rd301, 8;
-	cvta.global.u64 	%rd318, %rd317;
-	and.pred  	%p292, %p290, %p269;
-	add.s64 	%rd319, %rd318, %rd303;
-	and.pred  	%p293, %p290, %p271;
-	add.s64 	%rd320, %rd318, %rd305;
-	and.pred  	%p294, %p290, %p274;
-	add.s64 	%rd321, %rd318, %rd307;
-	and.pred  	%p295, %p290, %p277;
-	add.s64 	%rd322, %rd318, %rd309;
-	and.pred  	%p296, %p290, %p280;
-	or.b32  	%r12, %r2, 1;
-	setp.lt.u32 	%p297, %r12, %r352;
-	min.s32 	%r1008, %r12, %r9;
-	selp.b32 	%r1009, 0, %r1008, %p291;
-	add.s64 	%rd323, %rd301, 12;
-	cvta.global.u64 	%rd324, %rd323;
-	and.pred  	%p298, %p297, %p269;
-	add.s64 	%rd325, %rd324, %rd303;
-	and.pred  	%p299, %p297, %p271;
-	add.s64 	%rd326, %rd324, %rd305;
-	and.pred  	%p300, %p297, %p274;
-	add.s64 	%rd327, %rd324, %rd307;
-	and.pred  	%p301, %p297, %p277;
-	add.s64 	%rd328, %rd324, %rd309;
-	and.pred  	%p302, %p297, %p280;
-	or.b32  	%r13, %r2, 2;
-	setp.lt.u32 	%p303, %r13, %r352;
-	min.s32 	%r1010, %r13, %r9;
-	selp.b32 	%r1011, 0, %r1010, %p291;
-	add.s64 	%rd329, %rd301, 16;
-	cvta.global.u64 	%rd330, %rd329;
-	and.pred  	%p304, %p303, %p269;
-	add.s64 	%rd331, %rd330, %rd303;
-	and.pred  	%p305, %p303, %p271;
-	add.s64 	%rd332, %rd330, %rd305;
-	and.pred  	%p306, %p303, %p274;
-	add.s64 	%rd333, %rd330, %rd307;
-	and.pred  	%p307, %p303, %p277;
-	add.s64 	%rd334, %rd330, %rd309;
-	and.pred  	%p308, %p303, %p280;
-	or.b32  	%r14, %r2, 3;
-	setp.lt.u32 	%p309, %r14, %r352;
-	min.s32 	%r1012, %r14, %r9;
-	selp.b32 	%r1013, 0, %r1012, %p291;
-	add.s64 	%rd335, %rd301, 20;
-	cvta.global.u64 	%rd336, %rd335;
-	and.pred  	%p310, %p309, %p269;
-	add.s64 	%rd337, %rd336, %rd303;
-	and.pred  	%p311, %p309, %p271;
-	add.s64 	%rd338, %rd336, %rd305;
-	and.pred  	%p312, %p309, %p274;
-	add.s64 	%rd339, %rd336, %rd307;
-	and.pred  	%p313, %p309, %p277;
-	add.s64 	%rd340, %rd336, %rd309;
-	and.pred  	%p314, %p309, %p280;
-	add.s32 	%r15, %r2, 4;
-	setp.lt.u32 	%p315, %r15, %r352;
-	setp.lt.s32 	%p316, %r1, -1;
-	min.s32 	%r1014, %r15, %r9;
-	selp.b32 	%r1015, 0, %r1014, %p316;
-	add.s64 	%rd341, %rd301, 24;
-	cvta.global.u64 	%rd342, %rd341;
-	and.pred  	%p317, %p315, %p269;
-	add.s64 	%rd343, %rd342, %rd303;
-	and.pred  	%p318, %p315, %p271;
-	add.s64 	%rd344, %rd342, %rd305;
-	and.pred  	%p319, %p315, %p274;
-	add.s64 	%rd345, %rd342, %rd307;
-	and.pred  	%p320, %p315, %p277;
-	add.s64 	%rd346, %rd342, %rd309;
-	and.pred  	%p321, %p315, %p280;
-	setp.lt.u32 	%p322, %r2718, %r352;
-	min.s32 	%r1016, %r2718, %r9;
-	selp.b32 	%r1017, 0, %r1016, %p316;
-	add.s64 	%rd347, %rd301, 28;
-	cvta.global.u64 	%rd348, %rd347;
-	and.pred  	%p323, %p322, %p269;
-	add.s64 	%rd349, %rd348, %rd303;
-	and.pred  	%p324, %p322, %p271;
-	add.s64 	%rd350, %rd348, %rd305;
-	and.pred  	%p325, %p322, %p274;
-	add.s64 	%rd351, %rd348, %rd307;
-	and.pred  	%p326, %p322, %p277;
-	add.s64 	%rd352, %rd348, %rd309;
-	and.pred  	%p327, %p322, %p280;
-	selp.b32 	%r1018, %r987, %r7, %p266;
-	selp.b32 	%r1019, %r989, %r985, %p266;
-	mul.lo.s32 	%r1020, %r1018, %r354;
-	add.s32 	%r1021, %r1020, %r1019;
-	cvt.u64.u32 	%rd353, %r1021;
-	add.s64 	%rd354, %rd166, %rd353;
-	selp.b32 	%r1022, %r992, %r990, %p266;
-	mul.lo.s32 	%r1023, %r1022, %r354;
-	add.s32 	%r1024, %r1023, %r1019;
-	cvt.u64.u32 	%rd355, %r1024;
-	add.s64 	%rd356, %rd166, %rd355;
-	selp.b32 	%r1025, %r995, %r3, %p266;
-	mul.lo.s32 	%r1026, %r1025, %r354;
-	add.s32 	%r1027, %r1026, %r1019;
-	cvt.u64.u32 	%rd357, %r1027;
-	add.s64 	%rd358, %rd166, %rd357;
-	selp.b32 	%r1028, %r999, %r997, %p266;
-	mul.lo.s32 	%r1029, %r1028, %r354;
-	add.s32 	%r1030, %r1029, %r1019;
-	cvt.u64.u32 	%rd359, %r1030;
-	add.s64 	%rd360, %rd166, %rd359;
-	selp.b32 	%r1031, %r1002, %r6, %p266;
-	mul.lo.s32 	%r1032, %r1031, %r354;
-	add.s32 	%r1033, %r1032, %r1019;
-	cvt.u64.u32 	%rd361, %r1033;
-	add.s64 	%rd362, %rd166, %rd361;
-	selp.b32 	%r1034, %r1005, %r1003, %p266;
-	shl.b32 	%r1035, %r1034, 2;
-	add.s32 	%r1036, %r1035, %r1020;
-	cvt.u64.u32 	%rd363, %r1036;
-	add.s64 	%rd364, %rd166, %rd363;
-	add.s32 	%r1037, %r1035, %r1023;
-	cvt.u64.u32 	%rd365, %r1037;
-	add.s64 	%rd366, %rd166, %rd365;
-	add.s32 	%r1038, %r1035, %r1026;
-	cvt.u64.u32 	%rd367, %r1038;
-	add.s64 	%rd368, %rd166, %rd367;
-	add.s32 	%r1039, %r1035, %r1029;
-	cvt.u64.u32 	%rd369, %r1039;
-	add.s64 	%rd370, %rd166, %rd369;
-	add.s32 	%r1040, %r1035, %r1032;
-	cvt.u64.u32 	%rd371, %r1040;
-	add.s64 	%rd372, %rd166, %rd371;
-	selp.b32 	%r1041, %r1007, %r2, %p266;
-	shl.b32 	%r1042, %r1041, 2;
-	add.s32 	%r1043, %r1042, %r1020;
-	cvt.u64.u32 	%rd373, %r1043;
-	add.s64 	%rd374, %rd166, %rd373;
-	add.s32 	%r1044, %r1042, %r1023;
-	cvt.u64.u32 	%rd375, %r1044;
-	add.s64 	%rd376, %rd166, %rd375;
-	add.s32 	%r1045, %r1042, %r1026;
-	cvt.u64.u32 	%rd377, %r1045;
-	add.s64 	%rd378, %rd166, %rd377;
-	add.s32 	%r1046, %r1042, %r1029;
-	cvt.u64.u32 	%rd379, %r1046;
-	add.s64 	%rd380, %rd166, %rd379;
-	add.s32 	%r1047, %r1042, %r1032;
-	cvt.u64.u32 	%rd381, %r1047;
-	add.s64 	%rd382, %rd166, %rd381;
-	selp.b32 	%r1048, %r1009, %r12, %p266;
-	shl.b32 	%r1049, %r1048, 2;
-	add.s32 	%r1050, %r1049, %r1020;
-	cvt.u64.u32 	%rd383, %r1050;
-	add.s64 	%rd384, %rd166, %rd383;
-	add.s32 	%r1051, %r1049, %r1023;
-	cvt.u64.u32 	%rd385, %r1051;
-	add.s64 	%rd386, %rd166, %rd385;
-	add.s32 	%r1052, %r1049, %r1026;
-	cvt.u64.u32 	%rd387, %r1052;
-	add.s64 	%rd388, %rd166, %rd387;
-	add.s32 	%r1053, %r1049, %r1029;
-	cvt.u64.u32 	%rd389, %r1053;
-	add.s64 	%rd390, %rd166, %rd389;
-	add.s32 	%r1054, %r1049, %r1032;
-	cvt.u64.u32 	%rd391, %r1054;
-	add.s64 	%rd392, %rd166, %rd391;
-	selp.b32 	%r1055, %r1011, %r13, %p266;
-	shl.b32 	%r1056, %r1055, 2;
-	add.s32 	%r1057, %r1056, %r1020;
-	cvt.u64.u32 	%rd393, %r1057;
-	add.s64 	%rd394, %rd166, %rd393;
-	add.s32 	%r1058, %r1056, %r1023;
-	cvt.u64.u32 	%rd395, %r1058;
-	add.s64 	%rd396, %rd166, %rd395;
-	add.s32 	%r1059, %r1056, %r1026;
-	cvt.u64.u32 	%rd397, %r1059;
-	add.s64 	%rd398, %rd166, %rd397;
-	add.s32 	%r1060, %r1056, %r1029;
-	cvt.u64.u32 	%rd399, %r1060;
-	add.s64 	%rd400, %rd166, %rd399;
-	add.s32 	%r1061, %r1056, %r1032;
-	cvt.u64.u32 	%rd401, %r1061;
-	add.s64 	%rd402, %rd166, %rd401;
-	selp.b32 	%r1062, %r1013, %r14, %p266;
-	shl.b32 	%r1063, %r1062, 2;
-	add.s32 	%r1064, %r1063, %r1020;
-	cvt.u64.u32 	%rd403, %r1064;
-	add.s64 	%rd404, %rd166, %rd403;
-	add.s32 	%r1065, %r1063, %r1023;
-	cvt.u64.u32 	%rd405, %r1065;
-	add.s64 	%rd406, %rd166, %rd405;
-	add.s32 	%r1066, %r1063, %r1026;
-	cvt.u64.u32 	%rd407, %r1066;
-	add.s64 	%rd408, %rd166, %rd407;
-	add.s32 	%r1067, %r1063, %r1029;
-	cvt.u64.u32 	%rd409, %r1067;
-	add.s64 	%rd410, %rd166, %rd409;
-	add.s32 	%r1068, %r1063, %r1032;
-	cvt.u64.u32 	%rd411, %r1068;
-	add.s64 	%rd412, %rd166, %rd411;
-	selp.b32 	%r1069, %r1015, %r15, %p266;
-	shl.b32 	%r1070, %r1069, 2;
-	add.s32 	%r1071, %r1070, %r1020;
-	cvt.u64.u32 	%rd413, %r1071;
-	add.s64 	%rd414, %rd166, %rd413;
-	add.s32 	%r1072, %r1070, %r1023;
-	cvt.u64.u32 	%rd415, %r1072;
-	add.s64 	%rd416, %rd166, %rd415;
-	add.s32 	%r1073, %r1070, %r1026;
-	cvt.u64.u32 	%rd417, %r1073;
-	add.s64 	%rd418, %rd166, %rd417;
-	add.s32 	%r1074, %r1070, %r1029;
-	cvt.u64.u32 	%rd419, %r1074;
-	add.s64 	%rd420, %rd166, %rd419;
-	add.s32 	%r1075, %r1070, %r1032;
-	cvt.u64.u32 	%rd421, %r1075;
-	add.s64 	%rd422, %rd166, %rd421;
-	selp.b32 	%r1076, %r1017, %r2718, %p266;
-	shl.b32 	%r1077, %r1076, 2;
-	add.s32 	%r1078, %r1077, %r1020;
-	cvt.u64.u32 	%rd423, %r1078;
-	add.s64 	%rd424, %rd166, %rd423;
-	add.s32 	%r1079, %r1077, %r1023;
-	cvt.u64.u32 	%rd425, %r1079;
-	add.s64 	%rd426, %rd166, %rd425;
-	add.s32 	%r1080, %r1077, %r1026;
-	cvt.u64.u32 	%rd427, %r1080;
-	add.s64 	%rd428, %rd166, %rd427;
-	add.s32 	%r1081, %r1077, %r1029;
-	cvt.u64.u32 	%rd429, %r1081;
-	add.s64 	%rd430, %rd166, %rd429;
-	add.s32 	%r1082, %r1077, %r1032;
-	cvt.u64.u32 	%rd431, %r1082;
-	add.s64 	%rd432, %rd166, %rd431;
-	not.pred 	%p328, %p1;
-	or.pred  	%p329, %p266, %p328;
-	or.pred  	%p2, %p329, %p270;
-	selp.b64 	%rd5, %rd354, %rd302, %p1;
-	or.pred  	%p3, %p329, %p272;
-	selp.b64 	%rd6, %rd356, %rd304, %p1;
-	or.pred  	%p4, %p329, %p275;
-	selp.b64 	%rd7, %rd358, %rd306, %p1;
-	or.pred  	%p5, %p329, %p278;
-	selp.b64 	%rd8, %rd360, %rd308, %p1;
-	or.pred  	%p6, %p329, %p281;
-	selp.b64 	%rd9, %rd362, %rd310, %p1;
-	or.pred  	%p7, %p329, %p285;
-	selp.b64 	%rd10, %rd364, %rd312, %p1;
-	or.pred  	%p8, %p329, %p286;
-	selp.b64 	%rd11, %rd366, %rd313, %p1;
-	or.pred  	%p9, %p329, %p287;
-	selp.b64 	%rd12, %rd368, %rd314, %p1;
-	or.pred  	%p10, %p329, %p288;
-	selp.b64 	%rd13, %rd370, %rd315, %p1;
-	or.pred  	%p11, %p329, %p289;
-	selp.b64 	%rd14, %rd372, %rd316, %p1;
-	or.pred  	%p12, %p329, %p292;
-	selp.b64 	%rd15, %rd374, %rd318, %p1;
-	or.pred  	%p13, %p329, %p293;
-	selp.b64 	%rd16, %rd376, %rd319, %p1;
-	or.pred  	%p14, %p329, %p294;
-	selp.b64 	%rd17, %rd378, %rd320, %p1;
-	or.pred  	%p15, %p329, %p295;
-	selp.b64 	%rd18, %rd380, %rd321, %p1;
-	or.pred  	%p16, %p329, %p296;
-	selp.b64 	%rd19, %rd382, %rd322, %p1;
-	or.pred  	%p17, %p329, %p298;
-	selp.b64 	%rd20, %rd384, %rd324, %p1;
-	or.pred  	%p18, %p329, %p299;
-	selp.b64 	%rd21, %rd386, %rd325, %p1;
-	or.pred  	%p19, %p329, %p300;
-	selp.b64 	%rd22, %rd388, %rd326, %p1;
-	or.pred  	%p20, %p329, %p301;
-	selp.b64 	%rd23, %rd390, %rd327, %p1;
-	or.pred  	%p21, %p329, %p302;
-	selp.b64 	%rd24, %rd392, %rd328, %p1;
-	or.pred  	%p22, %p329, %p304;
-	selp.b64 	%rd25, %rd394, %rd330, %p1;
-	or.pred  	%p23, %p329, %p305;
-	selp.b64 	%rd26, %rd396, %rd331, %p1;
-	or.pred  	%p24, %p329, %p306;
-	selp.b64 	%rd27, %rd398, %rd332, %p1;
-	or.pred  	%p25, %p329, %p307;
-	selp.b64 	%rd28, %rd400, %rd333, %p1;
-	or.pred  	%p26, %p329, %p308;
-	selp.b64 	%rd29, %rd402, %rd334, %p1;
-	or.pred  	%p27, %p329, %p310;
-	selp.b64 	%rd30, %rd404, %rd336, %p1;
-	or.pred  	%p28, %p329, %p311;
-	selp.b64 	%rd31, %rd406, %rd337, %p1;
-	or.pred  	%p29, %p329, %p312;
-	selp.b64 	%rd32, %rd408, %rd338, %p1;
-	or.pred  	%p30, %p329, %p313;
-	selp.b64 	%rd33, %rd410, %rd339, %p1;
-	or.pred  	%p31, %p329, %p314;
-	selp.b64 	%rd34, %rd412, %rd340, %p1;
-	or.pred  	%p32, %p329, %p317;
-	selp.b64 	%rd35, %rd414, %rd342, %p1;
-	or.pred  	%p33, %p329, %p318;
-	selp.b64 	%rd36, %rd416, %rd343, %p1;
-	or.pred  	%p34, %p329, %p319;
-	selp.b64 	%rd37, %rd418, %rd344, %p1;
-	or.pred  	%p35, %p329, %p320;
-	selp.b64 	%rd38, %rd420, %rd345, %p1;
-	or.pred  	%p36, %p329, %p321;
-	selp.b64 	%rd39, %rd422, %rd346, %p1;
-	or.pred  	%p37, %p329, %p323;
-	selp.b64 	%rd40, %rd424, %rd348, %p1;
-	or.pred  	%p38, %p329, %p324;
-	selp.b64 	%rd41, %rd426, %rd349, %p1;
-	or.pred  	%p39, %p329, %p325;
-	selp.b64 	%rd42, %rd428, %rd350, %p1;
-	or.pred  	%p40, %p329, %p326;
-	selp.b64 	%rd43, %rd430, %rd351, %p1;
-	or.pred  	%p41, %p329, %p327;
-	selp.b64 	%rd44, %rd432, %rd352, %p1;
-	mov.pred 	%p373, -1;
-	mov.u32 	%r983, 0;
-	mov.u32 	%r2590, %r983;
-	mov.u32 	%r2591, %r983;
-	mov.u32 	%r2592, %r983;
-	mov.u32 	%r2593, %r983;
-	mov.u32 	%r2594, %r983;
+	ld.param.u32 	%r128, [sfumato_median5_param_6];
+	ld.param.u32 	%r127, [sfumato_median5_param_5];
+	ld.param.u32 	%r126, [sfumato_median5_param_4];
+	ld.param.u64 	%rd15, [sfumato_median5_param_0];
+	ld.param.u64 	%rd16, [sfumato_median5_param_1];
+	cvta.to.global.u64 	%rd1, %rd16;
+	add.u64 	%rd2, %SPL, 0;
+	mul.lo.s32 	%r3, %r2, %r126;
+	mad.lo.s32 	%r136, %r1, %r127, %r3;
+	cvt.u64.u32 	%rd20, %r136;
+	add.s64 	%rd5, %rd1, %rd20;
+	setp.ne.s32 	%p4, %r127, 4;
+	add.s32 	%r2461, %r1, -2;
+	add.s32 	%r5, %r2, -2;
+	add.s32 	%r6, %r124, -1;
+	add.s32 	%r137, %r125, -1;
+	setp.lt.s32 	%p5, %r2, 2;
+	min.s32 	%r138, %r5, %r137;
+	selp.b32 	%r7, 0, %r138, %p5;
+	add.s32 	%r8, %r2, -1;
+	min.s32 	%r139, %r8, %r137;
+	setp.gt.s32 	%p6, %r2, 0;
+	selp.b32 	%r9, %r139, 0, %p6;
+	setp.lt.s32 	%p7, %r2, 0;
+	min.s32 	%r140, %r2, %r137;
+	selp.b32 	%r141, 0, %r140, %p7;
+	add.s32 	%r10, %r2, 1;
+	setp.lt.s32 	%p8, %r2, -1;
+	min.s32 	%r142, %r10, %r137;
+	selp.b32 	%r11, 0, %r142, %p8;
+	add.s32 	%r12, %r2, 2;
+	setp.lt.s32 	%p9, %r2, -2;
+	min.s32 	%r143, %r12, %r137;
+	selp.b32 	%r13, 0, %r143, %p9;
+	mul.lo.s32 	%r14, %r141, %r126;
+	setp.ge.u32 	%p84, %r5, %r125;
+	setp.ge.u32 	%p86, %r8, %r125;
+	@%p4 bra 	$L__BB4_44;
+	mov.u64 	%rd54, 0;
+	setp.eq.s32 	%p35, %r128, 0;
+	setp.ge.u32 	%p54, %r12, %r125;
+	setp.ge.u32 	%p50, %r10, %r125;
+	setp.ge.u32 	%p46, %r2, %r125;
+	mov.u32 	%r2445, %r2461;
 	bra.uni 	$L__BB4_3;
-$L__BB4_91:
-	shr.u32 	%r2549, %r2633, 8;
-	selp.b32 	%r2550, %r2633, %r2549, %p42;
-	and.b32  	%r2551, %r2550, 16711935;
-	or.b32  	%r1608, %r2551, 1677747200;
-	shr.u32 	%r2552, %r2632, 8;
-	selp.b32 	%r2553, %r2632, %r2552, %p42;
-	and.b32  	%r2554, %r2553, 16711935;
-	or.b32  	%r1620, %r2554, 1677747200;
-	shr.u32 	%r2555, %r2631, 8;
-	selp.b32 	%r2556, %r2631, %r2555, %p42;
-	and.b32  	%r2557, %r2556, 16711935;
-	or.b32  	%r1613, %r2557, 1677747200;
-	shr.u32 	%r2558, %r2630, 8;
-	selp.b32 	%r2559, %r2630, %r2558, %p42;
-	and.b32  	%r2560, %r2559, 16711935;
-	or.b32  	%r1607, %r2560, 1677747200;
-	shr.u32 	%r2561, %r2634, 8;
-	selp.b32 	%r2562, %r2634, %r2561, %p42;
-	and.b32  	%r2563, %r2562, 16711935;
-	or.b32  	%r1614, %r2563, 1677747200;
-	// begin inline asm
-	min.f16x2 %r1619, %r1607, %r1608;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1626, %r1607, %r1608;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1625, %r1613, %r1614;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1638, %r1613, %r1614;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1631, %r1619, %r1620;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1637, %r1619, %r1620;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1632, %r1625, %r1626;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1649, %r1625, %r1626;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1630, %r1631, %r1632;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1643, %r1631, %r1632;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1644, %r1637, %r1638;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1650, %r1637, %r1638;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1642, %r1643, %r1644;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1655, %r1643, %r1644;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1656, %r1649, %r1650;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1651, %r1649, %r1650;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1654, %r1655, %r1656;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1657, %r1655, %r1656;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1817, %r1661, %r1662;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1674, %r1661, %r1662;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1673, %r1667, %r1668;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1901, %r1667, %r1668;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1686, %r1673, %r1674;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1692, %r1673, %r1674;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1685, %r1679, %r1680;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1691, %r1679, %r1680;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1716, %r1685, %r1686;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1722, %r1685, %r1686;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1728, %r1691, %r1692;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1734, %r1691, %r1692;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1715, %r1697, %r1698;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1710, %r1697, %r1698;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1709, %r1703, %r1704;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1733, %r1703, %r1704;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1721, %r1709, %r1710;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1727, %r1709, %r1710;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1895, %r1715, %r1716;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1853, %r1715, %r1716;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1931, %r1721, %r1722;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1835, %r1721, %r1722;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1913, %r1727, %r1728;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1859, %r1727, %r1728;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1937, %r1733, %r1734;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1823, %r1733, %r1734;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1818, %r1739, %r1740;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1752, %r1739, %r1740;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1751, %r1745, %r1746;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1902, %r1745, %r1746;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1764, %r1751, %r1752;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1770, %r1751, %r1752;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1763, %r1757, %r1758;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1769, %r1757, %r1758;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1794, %r1763, %r1764;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1800, %r1763, %r1764;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1806, %r1769, %r1770;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1812, %r1769, %r1770;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1793, %r1775, %r1776;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1788, %r1775, %r1776;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1787, %r1781, %r1782;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1811, %r1781, %r1782;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1799, %r1787, %r1788;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1805, %r1787, %r1788;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1896, %r1793, %r1794;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1854, %r1793, %r1794;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1932, %r1799, %r1800;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1836, %r1799, %r1800;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1914, %r1805, %r1806;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1860, %r1805, %r1806;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1938, %r1811, %r1812;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1824, %r1811, %r1812;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2018, %r1817, %r1818;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1830, %r1817, %r1818;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1829, %r1823, %r1824;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2013, %r1823, %r1824;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1842, %r1829, %r1830;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1848, %r1829, %r1830;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1841, %r1835, %r1836;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1847, %r1835, %r1836;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1872, %r1841, %r1842;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1878, %r1841, %r1842;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1884, %r1847, %r1848;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1890, %r1847, %r1848;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1871, %r1853, %r1854;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1866, %r1853, %r1854;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1865, %r1859, %r1860;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1889, %r1859, %r1860;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1877, %r1865, %r1866;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1883, %r1865, %r1866;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1974, %r1871, %r1872;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1980, %r1871, %r1872;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1876, %r1877, %r1878;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1989, %r1877, %r1878;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1995, %r1883, %r1884;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2001, %r1883, %r1884;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1888, %r1889, %r1890;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1891, %r1889, %r1890;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1973, %r1895, %r1896;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1908, %r1895, %r1896;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1907, %r1901, %r1902;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2066, %r1901, %r1902;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1920, %r1907, %r1908;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1926, %r1907, %r1908;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1919, %r1913, %r1914;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1925, %r1913, %r1914;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1950, %r1919, %r1920;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1956, %r1919, %r1920;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1962, %r1925, %r1926;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1968, %r1925, %r1926;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1949, %r1931, %r1932;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1944, %r1931, %r1932;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1943, %r1937, %r1938;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1967, %r1937, %r1938;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1955, %r1943, %r1944;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1961, %r1943, %r1944;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1979, %r1949, %r1950;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1951, %r1949, %r1950;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1988, %r1955, %r1956;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1994, %r1955, %r1956;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2000, %r1961, %r1962;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1963, %r1961, %r1962;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1966, %r1967, %r1968;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2012, %r1967, %r1968;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2051, %r1973, %r1974;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2036, %r1973, %r1974;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2063, %r1979, %r1980;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2027, %r1979, %r1980;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2045, %r1951, %r1876;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2072, %r1988, %r1989;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2024, %r1988, %r1989;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2057, %r1994, %r1995;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2042, %r1994, %r1995;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2069, %r2000, %r2001;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2030, %r2000, %r2001;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2060, %r1963, %r1888;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2021, %r1966, %r1891;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2054, %r2012, %r2013;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2039, %r2012, %r2013;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2017, %r2018, %r1124;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2020, %r2021, %r2017;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2023, %r2024, %r2020;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2026, %r2027, %r1145;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2029, %r2030, %r2026;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2032, %r2029, %r2023;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2035, %r2036, %r1148;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2038, %r2039, %r2035;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2041, %r2042, %r2038;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2044, %r2045, %r2041;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2047, %r2044, %r2032;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2050, %r2051, %r1136;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2053, %r2054, %r2050;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2056, %r2057, %r2053;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2059, %r2060, %r2056;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2062, %r2063, %r1151;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2065, %r2066, %r2062;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2068, %r2069, %r2065;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2071, %r2072, %r2068;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2074, %r2071, %r2059;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2077, %r2074, %r2047;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2080, %r2018, %r2082;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2083, %r2021, %r2080;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2086, %r2024, %r2083;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2089, %r2027, %r2091;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2092, %r2030, %r2089;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2095, %r2092, %r2086;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2098, %r2036, %r2100;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2101, %r2039, %r2098;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2104, %r2042, %r2101;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2107, %r2045, %r2104;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2110, %r2107, %r2095;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2113, %r2051, %r2115;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2116, %r2054, %r2113;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2119, %r2057, %r2116;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2122, %r2060, %r2119;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2125, %r2063, %r2127;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2128, %r2066, %r2125;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2131, %r2069, %r2128;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2134, %r2072, %r2131;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2137, %r2134, %r2122;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2140, %r2137, %r2110;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2223, %r2082, %r2145;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2157, %r2082, %r2145;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2156, %r2091, %r2151;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2307, %r2091, %r2151;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2169, %r2156, %r2157;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2175, %r2156, %r2157;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2168, %r2100, %r2163;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2174, %r2100, %r2163;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2199, %r2168, %r2169;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2205, %r2168, %r2169;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2211, %r2174, %r2175;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2217, %r2174, %r2175;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2198, %r2115, %r2181;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2193, %r2115, %r2181;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2192, %r2127, %r2187;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2216, %r2127, %r2187;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2204, %r2192, %r2193;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2210, %r2192, %r2193;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2301, %r2198, %r2199;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2259, %r2198, %r2199;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2337, %r2204, %r2205;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2241, %r2204, %r2205;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2319, %r2210, %r2211;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2265, %r2210, %r2211;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2343, %r2216, %r2217;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2229, %r2216, %r2217;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2423, %r1817, %r2223;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2235, %r1817, %r2223;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2234, %r1823, %r2229;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2418, %r1823, %r2229;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2247, %r2234, %r2235;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2253, %r2234, %r2235;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2246, %r1835, %r2241;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2252, %r1835, %r2241;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2277, %r2246, %r2247;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2283, %r2246, %r2247;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2289, %r2252, %r2253;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2295, %r2252, %r2253;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2276, %r1853, %r2259;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2271, %r1853, %r2259;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2270, %r1859, %r2265;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2294, %r1859, %r2265;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2282, %r2270, %r2271;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2288, %r2270, %r2271;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2379, %r2276, %r2277;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2385, %r2276, %r2277;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2281, %r2282, %r2283;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2394, %r2282, %r2283;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2400, %r2288, %r2289;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2406, %r2288, %r2289;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2293, %r2294, %r2295;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2296, %r2294, %r2295;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2378, %r1895, %r2301;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2313, %r1895, %r2301;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2312, %r1901, %r2307;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2471, %r1901, %r2307;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2325, %r2312, %r2313;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2331, %r2312, %r2313;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2324, %r1913, %r2319;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2330, %r1913, %r2319;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2355, %r2324, %r2325;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2361, %r2324, %r2325;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2367, %r2330, %r2331;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2373, %r2330, %r2331;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2354, %r1931, %r2337;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2349, %r1931, %r2337;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2348, %r1937, %r2343;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2372, %r1937, %r2343;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2360, %r2348, %r2349;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2366, %r2348, %r2349;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2384, %r2354, %r2355;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2356, %r2354, %r2355;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2393, %r2360, %r2361;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2399, %r2360, %r2361;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2405, %r2366, %r2367;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2368, %r2366, %r2367;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2371, %r2372, %r2373;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2417, %r2372, %r2373;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2456, %r2378, %r2379;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2441, %r2378, %r2379;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2468, %r2384, %r2385;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2432, %r2384, %r2385;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2450, %r2356, %r2281;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2477, %r2393, %r2394;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2429, %r2393, %r2394;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2462, %r2399, %r2400;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2447, %r2399, %r2400;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2474, %r2405, %r2406;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2435, %r2405, %r2406;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2465, %r2368, %r2293;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2426, %r2371, %r2296;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2459, %r2417, %r2418;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2444, %r2417, %r2418;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2422, %r2423, %r1740;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2425, %r2426, %r2422;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2428, %r2429, %r2425;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2431, %r2432, %r1746;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2434, %r2435, %r2431;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2437, %r2434, %r2428;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2440, %r2441, %r1758;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2443, %r2444, %r2440;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2446, %r2447, %r2443;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2449, %r2450, %r2446;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2452, %r2449, %r2437;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2455, %r2456, %r1776;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2458, %r2459, %r2455;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2461, %r2462, %r2458;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2464, %r2465, %r2461;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2467, %r2468, %r1782;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2470, %r2471, %r2467;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2473, %r2474, %r2470;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2476, %r2477, %r2473;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2479, %r2476, %r2464;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2482, %r2479, %r2452;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2485, %r2423, %r1630;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2488, %r2426, %r2485;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2491, %r2429, %r2488;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2494, %r2432, %r1651;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2497, %r2435, %r2494;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2500, %r2497, %r2491;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2503, %r2441, %r1654;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2506, %r2444, %r2503;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2509, %r2447, %r2506;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2512, %r2450, %r2509;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2515, %r2512, %r2500;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2518, %r2456, %r1642;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2521, %r2459, %r2518;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2524, %r2462, %r2521;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2527, %r2465, %r2524;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2530, %r2468, %r1657;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2533, %r2471, %r2530;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2536, %r2474, %r2533;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2539, %r2477, %r2536;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2542, %r2539, %r2527;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2545, %r2542, %r2515;
-	// end inline asm
-	and.b32  	%r2564, %r2077, 16711935;
-	shl.b32 	%r2565, %r2564, %r2594;
-	or.b32  	%r2590, %r2565, %r2590;
-	and.b32  	%r2566, %r2140, 16711935;
-	shl.b32 	%r2567, %r2566, %r2594;
-	or.b32  	%r2593, %r2567, %r2593;
-	and.b32  	%r2568, %r2482, 16711935;
-	shl.b32 	%r2569, %r2568, %r2594;
-	or.b32  	%r2592, %r2569, %r2592;
-	and.b32  	%r2570, %r2545, 16711935;
-	shl.b32 	%r2571, %r2570, %r2594;
-	or.b32  	%r2591, %r2571, %r2591;
-	mov.u32 	%r2594, 8;
-	mov.pred 	%p373, 0;
-	@%p42 bra 	$L__BB4_3;
-	bra.uni 	$L__BB4_4;
-$L__BB4_3:
-	.pragma "nounroll";
-	mov.pred 	%p42, %p373;
-	mov.u32 	%r2595, %r983;
-	@!%p2 bra 	$L__BB4_13;
-	bra.uni 	$L__BB4_12;
-$L__BB4_12:
-	ld.global.nc.u32 	%r2595, [%rd5];
-$L__BB4_13:
-	mov.u32 	%r2596, %r983;
-	@!%p3 bra 	$L__BB4_15;
-	bra.uni 	$L__BB4_14;
-$L__BB4_14:
-	ld.global.nc.u32 	%r2596, [%rd6];
-$L__BB4_15:
-	mov.u32 	%r2597, %r983;
-	@!%p4 bra 	$L__BB4_17;
-	bra.uni 	$L__BB4_16;
-$L__BB4_16:
-	ld.global.nc.u32 	%r2597, [%rd7];
 $L__BB4_17:
-	mov.u32 	%r2598, %r983;
-	@!%p5 bra 	$L__BB4_19;
-	bra.uni 	$L__BB4_18;
+	shl.b32 	%r512, %r2459, 2;
+	mad.lo.s32 	%r513, %r2458, %r126, %r512;
+	cvt.u64.u32 	%rd41, %r513;
+	add.s64 	%rd42, %rd15, %rd41;
+	ld.global.nc.u32 	%r2460, [%rd42];
 $L__BB4_18:
-	ld.global.nc.u32 	%r2598, [%rd8];
-$L__BB4_19:
-	shr.u32 	%r1085, %r2595, 8;
-	selp.b32 	%r1086, %r2595, %r1085, %p42;
-	and.b32  	%r1087, %r1086, 16711935;
-	or.b32  	%r1101, %r1087, 1677747200;
-	shr.u32 	%r1089, %r2596, 8;
-	selp.b32 	%r1090, %r2596, %r1089, %p42;
-	and.b32  	%r1091, %r1090, 16711935;
-	or.b32  	%r1107, %r1091, 1677747200;
-	shr.u32 	%r1093, %r2597, 8;
-	selp.b32 	%r1094, %r2597, %r1093, %p42;
-	and.b32  	%r1095, %r1094, 16711935;
-	or.b32  	%r1114, %r1095, 1677747200;
-	shr.u32 	%r1097, %r2598, 8;
-	selp.b32 	%r1098, %r2598, %r1097, %p42;
-	and.b32  	%r1099, %r1098, 16711935;
-	or.b32  	%r1102, %r1099, 1677747200;
-	mov.u32 	%r2599, %r983;
-	@!%p6 bra 	$L__BB4_21;
-	bra.uni 	$L__BB4_20;
-$L__BB4_20:
-	ld.global.nc.u32 	%r2599, [%rd9];
-$L__BB4_21:
-	shr.u32 	%r1155, %r2599, 8;
-	selp.b32 	%r1156, %r2599, %r1155, %p42;
-	and.b32  	%r1157, %r1156, 16711935;
-	or.b32  	%r1108, %r1157, 1677747200;
+	add.s64 	%rd7, %rd2, %rd54;
+	and.b32  	%r568, %r2460, 16711935;
+	or.b32  	%r522, %r568, 1677747200;
 	// begin inline asm
-	min.f16x2 %r1113, %r1101, %r1102;
+	min.f16x2 %r527, %r515, %r516;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1120, %r1101, %r1102;
+	max.f16x2 %r534, %r515, %r516;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1119, %r1107, %r1108;
+	min.f16x2 %r533, %r521, %r522;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1132, %r1107, %r1108;
+	max.f16x2 %r546, %r521, %r522;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1125, %r1113, %r1114;
+	min.f16x2 %r539, %r527, %r528;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1131, %r1113, %r1114;
+	max.f16x2 %r545, %r527, %r528;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1126, %r1119, %r1120;
+	min.f16x2 %r540, %r533, %r534;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1143, %r1119, %r1120;
+	max.f16x2 %r557, %r533, %r534;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1124, %r1125, %r1126;
+	min.f16x2 %r538, %r539, %r540;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1137, %r1125, %r1126;
+	max.f16x2 %r551, %r539, %r540;
+	// end inline asm
+	st.local.u32 	[%rd7], %r538;
+	// begin inline asm
+	min.f16x2 %r552, %r545, %r546;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1138, %r1131, %r1132;
+	max.f16x2 %r558, %r545, %r546;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1144, %r1131, %r1132;
+	min.f16x2 %r550, %r551, %r552;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1136, %r1137, %r1138;
+	max.f16x2 %r563, %r551, %r552;
+	// end inline asm
+	st.local.u32 	[%rd7+4], %r550;
+	// begin inline asm
+	min.f16x2 %r564, %r557, %r558;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1149, %r1137, %r1138;
+	max.f16x2 %r559, %r557, %r558;
+	// end inline asm
+	st.local.u32 	[%rd7+16], %r559;
+	// begin inline asm
+	min.f16x2 %r562, %r563, %r564;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1150, %r1143, %r1144;
+	max.f16x2 %r565, %r563, %r564;
 	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1145, %r1143, %r1144;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1148, %r1149, %r1150;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1151, %r1149, %r1150;
-	// end inline asm
-	mov.u32 	%r2600, %r983;
-	@!%p7 bra 	$L__BB4_23;
-	bra.uni 	$L__BB4_22;
-$L__BB4_22:
-	ld.global.nc.u32 	%r2600, [%rd10];
-$L__BB4_23:
-	mov.u32 	%r2601, %r983;
-	@!%p8 bra 	$L__BB4_25;
-	bra.uni 	$L__BB4_24;
-$L__BB4_24:
-	ld.global.nc.u32 	%r2601, [%rd11];
-$L__BB4_25:
-	mov.u32 	%r2602, %r983;
-	@!%p9 bra 	$L__BB4_27;
-	bra.uni 	$L__BB4_26;
-$L__BB4_26:
-	ld.global.nc.u32 	%r2602, [%rd12];
-$L__BB4_27:
-	mov.u32 	%r2603, %r983;
-	@!%p10 bra 	$L__BB4_29;
-	bra.uni 	$L__BB4_28;
-$L__BB4_28:
-	ld.global.nc.u32 	%r2603, [%rd13];
-$L__BB4_29:
-	shr.u32 	%r1159, %r2600, 8;
-	selp.b32 	%r1160, %r2600, %r1159, %p42;
-	and.b32  	%r1161, %r1160, 16711935;
-	or.b32  	%r1175, %r1161, 1677747200;
-	shr.u32 	%r1163, %r2601, 8;
-	selp.b32 	%r1164, %r2601, %r1163, %p42;
-	and.b32  	%r1165, %r1164, 16711935;
-	or.b32  	%r1181, %r1165, 1677747200;
-	shr.u32 	%r1167, %r2602, 8;
-	selp.b32 	%r1168, %r2602, %r1167, %p42;
-	and.b32  	%r1169, %r1168, 16711935;
-	or.b32  	%r1188, %r1169, 1677747200;
-	shr.u32 	%r1171, %r2603, 8;
-	selp.b32 	%r1172, %r2603, %r1171, %p42;
-	and.b32  	%r1173, %r1172, 16711935;
-	or.b32  	%r1176, %r1173, 1677747200;
-	mov.u32 	%r2604, %r983;
-	@!%p11 bra 	$L__BB4_31;
-	bra.uni 	$L__BB4_30;
-$L__BB4_30:
-	ld.global.nc.u32 	%r2604, [%rd14];
-$L__BB4_31:
-	shr.u32 	%r1229, %r2604, 8;
-	selp.b32 	%r1230, %r2604, %r1229, %p42;
-	and.b32  	%r1231, %r1230, 16711935;
-	or.b32  	%r1182, %r1231, 1677747200;
-	// begin inline asm
-	min.f16x2 %r1187, %r1175, %r1176;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1194, %r1175, %r1176;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1193, %r1181, %r1182;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1206, %r1181, %r1182;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1199, %r1187, %r1188;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1205, %r1187, %r1188;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1200, %r1193, %r1194;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1217, %r1193, %r1194;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1739, %r1199, %r1200;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1211, %r1199, %r1200;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1212, %r1205, %r1206;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1218, %r1205, %r1206;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1775, %r1211, %r1212;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1223, %r1211, %r1212;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1224, %r1217, %r1218;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1745, %r1217, %r1218;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1757, %r1223, %r1224;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1781, %r1223, %r1224;
-	// end inline asm
-	mov.u32 	%r2605, %r983;
-	@!%p12 bra 	$L__BB4_33;
-	bra.uni 	$L__BB4_32;
-$L__BB4_32:
-	ld.global.nc.u32 	%r2605, [%rd15];
-$L__BB4_33:
-	mov.u32 	%r2606, %r983;
-	@!%p13 bra 	$L__BB4_35;
-	bra.uni 	$L__BB4_34;
-$L__BB4_34:
-	ld.global.nc.u32 	%r2606, [%rd16];
-$L__BB4_35:
-	mov.u32 	%r2607, %r983;
-	@!%p14 bra 	$L__BB4_37;
-	bra.uni 	$L__BB4_36;
-$L__BB4_36:
-	ld.global.nc.u32 	%r2607, [%rd17];
-$L__BB4_37:
-	mov.u32 	%r2608, %r983;
-	@!%p15 bra 	$L__BB4_39;
-	bra.uni 	$L__BB4_38;
-$L__BB4_38:
-	ld.global.nc.u32 	%r2608, [%rd18];
-$L__BB4_39:
-	shr.u32 	%r1233, %r2605, 8;
-	selp.b32 	%r1234, %r2605, %r1233, %p42;
-	and.b32  	%r1235, %r1234, 16711935;
-	or.b32  	%r1249, %r1235, 1677747200;
-	shr.u32 	%r1237, %r2606, 8;
-	selp.b32 	%r1238, %r2606, %r1237, %p42;
-	and.b32  	%r1239, %r1238, 16711935;
-	or.b32  	%r1255, %r1239, 1677747200;
-	shr.u32 	%r1241, %r2607, 8;
-	selp.b32 	%r1242, %r2607, %r1241, %p42;
-	and.b32  	%r1243, %r1242, 16711935;
-	or.b32  	%r1262, %r1243, 1677747200;
-	shr.u32 	%r1245, %r2608, 8;
-	selp.b32 	%r1246, %r2608, %r1245, %p42;
-	and.b32  	%r1247, %r1246, 16711935;
-	or.b32  	%r1250, %r1247, 1677747200;
-	mov.u32 	%r2609, %r983;
-	@!%p16 bra 	$L__BB4_41;
-	bra.uni 	$L__BB4_40;
-$L__BB4_40:
-	ld.global.nc.u32 	%r2609, [%rd19];
-$L__BB4_41:
-	shr.u32 	%r1303, %r2609, 8;
-	selp.b32 	%r1304, %r2609, %r1303, %p42;
-	and.b32  	%r1305, %r1304, 16711935;
-	or.b32  	%r1256, %r1305, 1677747200;
-	// begin inline asm
-	min.f16x2 %r1261, %r1249, %r1250;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1268, %r1249, %r1250;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1267, %r1255, %r1256;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1280, %r1255, %r1256;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1273, %r1261, %r1262;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1279, %r1261, %r1262;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1274, %r1267, %r1268;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1291, %r1267, %r1268;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1740, %r1273, %r1274;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1285, %r1273, %r1274;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1286, %r1279, %r1280;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1292, %r1279, %r1280;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1776, %r1285, %r1286;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1297, %r1285, %r1286;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1298, %r1291, %r1292;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1746, %r1291, %r1292;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1758, %r1297, %r1298;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1782, %r1297, %r1298;
-	// end inline asm
-	mov.u32 	%r2610, %r983;
-	@!%p17 bra 	$L__BB4_43;
-	bra.uni 	$L__BB4_42;
-$L__BB4_42:
-	ld.global.nc.u32 	%r2610, [%rd20];
-$L__BB4_43:
-	mov.u32 	%r2611, %r983;
-	@!%p18 bra 	$L__BB4_45;
-	bra.uni 	$L__BB4_44;
+	st.local.u32 	[%rd7+8], %r562;
+	st.local.u32 	[%rd7+12], %r565;
+	add.s64 	%rd54, %rd54, 20;
+	cvt.u32.u64 	%r569, %rd54;
+	add.s32 	%r2445, %r2445, 1;
+	setp.ne.s32 	%p56, %r569, 160;
+	@%p56 bra 	$L__BB4_3;
+	bra.uni 	$L__BB4_19;
+$L__BB4_3:
+	setp.lt.s32 	%p36, %r2445, 0;
+	min.s32 	%r494, %r2445, %r6;
+	selp.b32 	%r2459, 0, %r494, %p36;
+	setp.ge.u32 	%p85, %r2445, %r124;
+	mov.u32 	%r2446, %r7;
+	mov.u32 	%r2447, %r2459;
+	@%p35 bra 	$L__BB4_5;
+	mov.u32 	%r2448, 0;
+	or.pred  	%p39, %p84, %p85;
+	mov.u32 	%r2446, %r5;
+	mov.u32 	%r2447, %r2445;
+	@%p39 bra 	$L__BB4_6;
+$L__BB4_5:
+	shl.b32 	%r496, %r2447, 2;
+	mad.lo.s32 	%r497, %r2446, %r126, %r496;
+	cvt.u64.u32 	%rd33, %r497;
+	add.s64 	%rd34, %rd15, %rd33;
+	ld.global.nc.u32 	%r2448, [%rd34];
+$L__BB4_6:
+	mov.u32 	%r2449, %r9;
+	mov.u32 	%r2450, %r2459;
+	@%p35 bra 	$L__BB4_8;
+	mov.u32 	%r2451, 0;
+	or.pred  	%p43, %p86, %p85;
+	mov.u32 	%r2449, %r8;
+	mov.u32 	%r2450, %r2445;
+	@%p43 bra 	$L__BB4_9;
+$L__BB4_8:
+	shl.b32 	%r500, %r2450, 2;
+	mad.lo.s32 	%r501, %r2449, %r126, %r500;
+	cvt.u64.u32 	%rd35, %r501;
+	add.s64 	%rd36, %rd15, %rd35;
+	ld.global.nc.u32 	%r2451, [%rd36];
+$L__BB4_9:
+	mov.u32 	%r2452, %r14;
+	mov.u32 	%r2453, %r2459;
+	@%p35 bra 	$L__BB4_11;
+	mov.u32 	%r2454, 0;
+	or.pred  	%p47, %p46, %p85;
+	mov.u32 	%r2452, %r3;
+	mov.u32 	%r2453, %r2445;
+	@%p47 bra 	$L__BB4_12;
+$L__BB4_11:
+	shl.b32 	%r504, %r2453, 2;
+	add.s32 	%r505, %r504, %r2452;
+	cvt.u64.u32 	%rd37, %r505;
+	add.s64 	%rd38, %rd15, %rd37;
+	ld.global.nc.u32 	%r2454, [%rd38];
+$L__BB4_12:
+	mov.u32 	%r2455, %r11;
+	mov.u32 	%r2456, %r2459;
+	@%p35 bra 	$L__BB4_14;
+	mov.u32 	%r2457, 0;
+	or.pred  	%p51, %p50, %p85;
+	mov.u32 	%r2455, %r10;
+	mov.u32 	%r2456, %r2445;
+	@%p51 bra 	$L__BB4_15;
+$L__BB4_14:
+	shl.b32 	%r508, %r2456, 2;
+	mad.lo.s32 	%r509, %r2455, %r126, %r508;
+	cvt.u64.u32 	%rd39, %r509;
+	add.s64 	%rd40, %rd15, %rd39;
+	ld.global.nc.u32 	%r2457, [%rd40];
+$L__BB4_15:
+	and.b32  	%r498, %r2448, 16711935;
+	or.b32  	%r515, %r498, 1677747200;
+	and.b32  	%r502, %r2451, 16711935;
+	or.b32  	%r521, %r502, 1677747200;
+	and.b32  	%r506, %r2454, 16711935;
+	or.b32  	%r528, %r506, 1677747200;
+	and.b32  	%r510, %r2457, 16711935;
+	or.b32  	%r516, %r510, 1677747200;
+	mov.u32 	%r2458, %r13;
+	@%p35 bra 	$L__BB4_17;
+	mov.u32 	%r2460, 0;
+	or.pred  	%p55, %p54, %p85;
+	mov.u32 	%r2458, %r12;
+	mov.u32 	%r2459, %r2445;
+	@%p55 bra 	$L__BB4_18;
+	bra.uni 	$L__BB4_17;
 $L__BB4_44:
-	ld.global.nc.u32 	%r2611, [%rd21];
-$L__BB4_45:
-	mov.u32 	%r2612, %r983;
-	@!%p19 bra 	$L__BB4_47;
-	bra.uni 	$L__BB4_46;
-$L__BB4_46:
-	ld.global.nc.u32 	%r2612, [%rd22];
-$L__BB4_47:
-	mov.u32 	%r2613, %r983;
-	@!%p20 bra 	$L__BB4_49;
-	bra.uni 	$L__BB4_48;
-$L__BB4_48:
-	ld.global.nc.u32 	%r2613, [%rd23];
-$L__BB4_49:
-	shr.u32 	%r1307, %r2610, 8;
-	selp.b32 	%r1308, %r2610, %r1307, %p42;
-	and.b32  	%r1309, %r1308, 16711935;
-	or.b32  	%r1323, %r1309, 1677747200;
-	shr.u32 	%r1311, %r2611, 8;
-	selp.b32 	%r1312, %r2611, %r1311, %p42;
-	and.b32  	%r1313, %r1312, 16711935;
-	or.b32  	%r1329, %r1313, 1677747200;
-	shr.u32 	%r1315, %r2612, 8;
-	selp.b32 	%r1316, %r2612, %r1315, %p42;
-	and.b32  	%r1317, %r1316, 16711935;
-	or.b32  	%r1336, %r1317, 1677747200;
-	shr.u32 	%r1319, %r2613, 8;
-	selp.b32 	%r1320, %r2613, %r1319, %p42;
-	and.b32  	%r1321, %r1320, 16711935;
-	or.b32  	%r1324, %r1321, 1677747200;
-	mov.u32 	%r2614, %r983;
-	@!%p21 bra 	$L__BB4_51;
-	bra.uni 	$L__BB4_50;
-$L__BB4_50:
-	ld.global.nc.u32 	%r2614, [%rd24];
-$L__BB4_51:
-	shr.u32 	%r1377, %r2614, 8;
-	selp.b32 	%r1378, %r2614, %r1377, %p42;
-	and.b32  	%r1379, %r1378, 16711935;
-	or.b32  	%r1330, %r1379, 1677747200;
-	// begin inline asm
-	min.f16x2 %r1335, %r1323, %r1324;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1342, %r1323, %r1324;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1341, %r1329, %r1330;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1354, %r1329, %r1330;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1347, %r1335, %r1336;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1353, %r1335, %r1336;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1348, %r1341, %r1342;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1365, %r1341, %r1342;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1661, %r1347, %r1348;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1359, %r1347, %r1348;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1360, %r1353, %r1354;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1366, %r1353, %r1354;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1697, %r1359, %r1360;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1371, %r1359, %r1360;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1372, %r1365, %r1366;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1667, %r1365, %r1366;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r1679, %r1371, %r1372;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r1703, %r1371, %r1372;
-	// end inline asm
-	mov.u32 	%r2615, %r983;
-	@!%p22 bra 	$L__BB4_53;
-	bra.uni 	$L__BB4_52;
-$L__BB4_52:
-	ld.global.nc.u32 	%r2615, [%rd25];
-$L__BB4_53:
-	mov.u32 	%r2616, %r983;
-	@!%p23 bra 	$L__BB4_55;
-	bra.uni 	$L__BB4_54;
-$L__BB4_54:
-	ld.global.nc.u32 	%r2616, [%rd26];
-$L__BB4_55:
-	mov.u32 	%r2617, %r983;
-	@!%p24 bra 	$L__BB4_57;
-	bra.uni 	$L__BB4_56;
-$L__BB4_56:
-	ld.global.nc.u32 	%r2617, [%rd27];
-$L__BB4_57:
-	mov.u32 	%r2618, %r983;
-	@!%p25 bra 	$L__BB4_59;
-	bra.uni 	$L__BB4_58;
-$L__BB4_58:
-	ld.global.nc.u32 	%r2618, [%rd28];
+	mov.u32 	%r2444, 0;
+	mov.u64 	%rd56, 0;
+	setp.eq.s32 	%p10, %r128, 0;
+	setp.ge.u32 	%p29, %r12, %r125;
+	setp.ge.u32 	%p25, %r10, %r125;
+	setp.ge.u32 	%p21, %r2, %r125;
+	bra.uni 	$L__BB4_45;
 $L__BB4_59:
-	shr.u32 	%r1381, %r2615, 8;
-	selp.b32 	%r1382, %r2615, %r1381, %p42;
-	and.b32  	%r1383, %r1382, 16711935;
-	or.b32  	%r1397, %r1383, 1677747200;
-	shr.u32 	%r1385, %r2616, 8;
-	selp.b32 	%r1386, %r2616, %r1385, %p42;
-	and.b32  	%r1387, %r1386, 16711935;
-	or.b32  	%r1403, %r1387, 1677747200;
-	shr.u32 	%r1389, %r2617, 8;
-	selp.b32 	%r1390, %r2617, %r1389, %p42;
-	and.b32  	%r1391, %r1390, 16711935;
-	or.b32  	%r1410, %r1391, 1677747200;
-	shr.u32 	%r1393, %r2618, 8;
-	selp.b32 	%r1394, %r2618, %r1393, %p42;
-	and.b32  	%r1395, %r1394, 16711935;
-	or.b32  	%r1398, %r1395, 1677747200;
-	mov.u32 	%r2619, %r983;
-	@!%p26 bra 	$L__BB4_61;
-	bra.uni 	$L__BB4_60;
+	mad.lo.s32 	%r158, %r2490, %r126, %r2491;
+	cvt.u64.u32 	%rd30, %r158;
+	add.s64 	%rd31, %rd15, %rd30;
+	ld.global.nc.u8 	%rs7, [%rd31];
+	cvt.u32.u16 	%r159, %rs7;
+	and.b32  	%r2492, %r159, 255;
 $L__BB4_60:
-	ld.global.nc.u32 	%r2619, [%rd29];
-$L__BB4_61:
-	shr.u32 	%r1451, %r2619, 8;
-	selp.b32 	%r1452, %r2619, %r1451, %p42;
-	and.b32  	%r1453, %r1452, 16711935;
-	or.b32  	%r1404, %r1453, 1677747200;
+	add.s64 	%rd13, %rd2, %rd56;
+	min.u32 	%r160, %r2480, %r2489;
+	max.u32 	%r161, %r2480, %r2489;
+	min.u32 	%r162, %r2483, %r2492;
+	max.u32 	%r163, %r2483, %r2492;
+	min.u32 	%r164, %r160, %r2486;
+	max.u32 	%r165, %r160, %r2486;
+	min.u32 	%r166, %r162, %r161;
+	max.u32 	%r167, %r162, %r161;
+	min.u32 	%r168, %r164, %r166;
+	max.u32 	%r169, %r164, %r166;
+	st.local.u32 	[%rd13], %r168;
+	min.u32 	%r170, %r165, %r163;
+	max.u32 	%r171, %r165, %r163;
+	min.u32 	%r172, %r169, %r170;
+	max.u32 	%r173, %r169, %r170;
+	st.local.u32 	[%rd13+4], %r172;
+	min.u32 	%r174, %r167, %r171;
+	max.u32 	%r175, %r167, %r171;
+	st.local.u32 	[%rd13+16], %r175;
+	min.u32 	%r176, %r173, %r174;
+	max.u32 	%r177, %r173, %r174;
+	st.local.u32 	[%rd13+8], %r176;
+	st.local.u32 	[%rd13+12], %r177;
+	add.s64 	%rd56, %rd56, 20;
+	cvt.u32.u64 	%r178, %rd56;
+	add.s32 	%r2461, %r2461, 1;
+	setp.ne.s32 	%p31, %r178, 160;
+	@%p31 bra 	$L__BB4_45;
+	bra.uni 	$L__BB4_61;
+$L__BB4_45:
+	setp.lt.s32 	%p11, %r2461, 0;
+	min.s32 	%r144, %r2461, %r6;
+	selp.b32 	%r2491, 0, %r144, %p11;
+	setp.ge.u32 	%p83, %r2461, %r124;
+	mov.u32 	%r2478, %r7;
+	mov.u32 	%r2479, %r2491;
+	@%p10 bra 	$L__BB4_47;
+	or.pred  	%p14, %p84, %p83;
+	mov.u32 	%r2478, %r5;
+	mov.u32 	%r2479, %r2461;
+	mov.u32 	%r2480, %r2444;
+	@%p14 bra 	$L__BB4_48;
+$L__BB4_47:
+	mad.lo.s32 	%r146, %r2478, %r126, %r2479;
+	cvt.u64.u32 	%rd22, %r146;
+	add.s64 	%rd23, %rd15, %rd22;
+	ld.global.nc.u8 	%rs3, [%rd23];
+	cvt.u32.u16 	%r147, %rs3;
+	and.b32  	%r2480, %r147, 255;
+$L__BB4_48:
+	mov.u32 	%r2481, %r9;
+	mov.u32 	%r2482, %r2491;
+	@%p10 bra 	$L__BB4_50;
+	mov.u32 	%r2483, 0;
+	or.pred  	%p18, %p86, %p83;
+	mov.u32 	%r2481, %r8;
+	mov.u32 	%r2482, %r2461;
+	@%p18 bra 	$L__BB4_51;
+$L__BB4_50:
+	mad.lo.s32 	%r149, %r2481, %r126, %r2482;
+	cvt.u64.u32 	%rd24, %r149;
+	add.s64 	%rd25, %rd15, %rd24;
+	ld.global.nc.u8 	%rs4, [%rd25];
+	cvt.u32.u16 	%r150, %rs4;
+	and.b32  	%r2483, %r150, 255;
+$L__BB4_51:
+	mov.u32 	%r2484, %r14;
+	mov.u32 	%r2485, %r2491;
+	@%p10 bra 	$L__BB4_53;
+	mov.u32 	%r2486, 0;
+	or.pred  	%p22, %p21, %p83;
+	mov.u32 	%r2484, %r3;
+	mov.u32 	%r2485, %r2461;
+	@%p22 bra 	$L__BB4_54;
+$L__BB4_53:
+	add.s32 	%r152, %r2485, %r2484;
+	cvt.u64.u32 	%rd26, %r152;
+	add.s64 	%rd27, %rd15, %rd26;
+	ld.global.nc.u8 	%rs5, [%rd27];
+	cvt.u32.u16 	%r153, %rs5;
+	and.b32  	%r2486, %r153, 255;
+$L__BB4_54:
+	mov.u32 	%r2487, %r11;
+	mov.u32 	%r2488, %r2491;
+	@%p10 bra 	$L__BB4_56;
+	mov.u32 	%r2489, 0;
+	or.pred  	%p26, %p25, %p83;
+	mov.u32 	%r2487, %r10;
+	mov.u32 	%r2488, %r2461;
+	@%p26 bra 	$L__BB4_57;
+$L__BB4_56:
+	mad.lo.s32 	%r155, %r2487, %r126, %r2488;
+	cvt.u64.u32 	%rd28, %r155;
+	add.s64 	%rd29, %rd15, %rd28;
+	ld.global.nc.u8 	%rs6, [%rd29];
+	cvt.u32.u16 	%r156, %rs6;
+	and.b32  	%r2489, %r156, 255;
+$L__BB4_57:
+	mov.u32 	%r2490, %r13;
+	@%p10 bra 	$L__BB4_59;
+	mov.u32 	%r2492, 0;
+	or.pred  	%p30, %p29, %p83;
+	mov.u32 	%r2490, %r12;
+	mov.u32 	%r2491, %r2461;
+	@%p30 bra 	$L__BB4_60;
+	bra.uni 	$L__BB4_59;
+$L__BB4_19:
+	ld.local.u32 	%r929, [%rd2];
+	ld.local.u32 	%r962, [%rd2+4];
+	ld.local.u32 	%r947, [%rd2+8];
+	ld.local.u32 	%r974, [%rd2+12];
+	ld.local.u32 	%r938, [%rd2+16];
+	ld.local.u32 	%r652, [%rd2+20];
+	ld.local.u32 	%r688, [%rd2+24];
+	ld.local.u32 	%r670, [%rd2+28];
+	ld.local.u32 	%r694, [%rd2+32];
+	ld.local.u32 	%r658, [%rd2+36];
+	ld.local.u32 	%r653, [%rd2+40];
+	ld.local.u32 	%r689, [%rd2+44];
+	ld.local.u32 	%r671, [%rd2+48];
+	ld.local.u32 	%r695, [%rd2+52];
+	ld.local.u32 	%r659, [%rd2+56];
+	ld.local.u32 	%r574, [%rd2+60];
+	ld.local.u32 	%r610, [%rd2+64];
+	ld.local.u32 	%r592, [%rd2+68];
+	ld.local.u32 	%r616, [%rd2+72];
+	ld.local.u32 	%r580, [%rd2+76];
+	ld.local.u32 	%r575, [%rd2+80];
+	ld.local.u32 	%r611, [%rd2+84];
+	ld.local.u32 	%r593, [%rd2+88];
+	ld.local.u32 	%r617, [%rd2+92];
+	ld.local.u32 	%r581, [%rd2+96];
+	ld.local.u32 	%r1054, [%rd2+100];
+	ld.local.u32 	%r1090, [%rd2+104];
+	ld.local.u32 	%r1072, [%rd2+108];
+	ld.local.u32 	%r1096, [%rd2+112];
+	ld.local.u32 	%r1060, [%rd2+116];
+	ld.local.u32 	%r1058, [%rd2+120];
+	ld.local.u32 	%r1094, [%rd2+124];
+	ld.local.u32 	%r1076, [%rd2+128];
+	ld.local.u32 	%r1100, [%rd2+132];
+	ld.local.u32 	%r1064, [%rd2+136];
+	ld.local.u32 	%r1397, [%rd2+140];
+	ld.local.u32 	%r1430, [%rd2+144];
+	ld.local.u32 	%r1415, [%rd2+148];
+	ld.local.u32 	%r1442, [%rd2+152];
+	ld.local.u32 	%r1406, [%rd2+156];
 	// begin inline asm
-	min.f16x2 %r1409, %r1397, %r1398;
+	min.f16x2 %r727, %r574, %r575;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1416, %r1397, %r1398;
+	max.f16x2 %r584, %r574, %r575;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1415, %r1403, %r1404;
+	min.f16x2 %r583, %r580, %r581;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1428, %r1403, %r1404;
+	max.f16x2 %r811, %r580, %r581;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1421, %r1409, %r1410;
+	min.f16x2 %r596, %r583, %r584;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1427, %r1409, %r1410;
+	max.f16x2 %r602, %r583, %r584;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1422, %r1415, %r1416;
+	min.f16x2 %r595, %r592, %r593;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1439, %r1415, %r1416;
+	max.f16x2 %r601, %r592, %r593;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1662, %r1421, %r1422;
+	min.f16x2 %r626, %r595, %r596;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1433, %r1421, %r1422;
+	max.f16x2 %r632, %r595, %r596;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1434, %r1427, %r1428;
+	min.f16x2 %r638, %r601, %r602;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1440, %r1427, %r1428;
+	max.f16x2 %r644, %r601, %r602;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1698, %r1433, %r1434;
+	min.f16x2 %r625, %r610, %r611;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1445, %r1433, %r1434;
+	max.f16x2 %r620, %r610, %r611;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1446, %r1439, %r1440;
+	min.f16x2 %r619, %r616, %r617;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1668, %r1439, %r1440;
+	max.f16x2 %r643, %r616, %r617;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1680, %r1445, %r1446;
+	min.f16x2 %r631, %r619, %r620;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1704, %r1445, %r1446;
-	// end inline asm
-	mov.u32 	%r2620, %r983;
-	@!%p27 bra 	$L__BB4_63;
-	bra.uni 	$L__BB4_62;
-$L__BB4_62:
-	ld.global.nc.u32 	%r2620, [%rd30];
-$L__BB4_63:
-	mov.u32 	%r2621, %r983;
-	@!%p28 bra 	$L__BB4_65;
-	bra.uni 	$L__BB4_64;
-$L__BB4_64:
-	ld.global.nc.u32 	%r2621, [%rd31];
-$L__BB4_65:
-	mov.u32 	%r2622, %r983;
-	@!%p29 bra 	$L__BB4_67;
-	bra.uni 	$L__BB4_66;
-$L__BB4_66:
-	ld.global.nc.u32 	%r2622, [%rd32];
-$L__BB4_67:
-	mov.u32 	%r2623, %r983;
-	@!%p30 bra 	$L__BB4_69;
-	bra.uni 	$L__BB4_68;
-$L__BB4_68:
-	ld.global.nc.u32 	%r2623, [%rd33];
-$L__BB4_69:
-	shr.u32 	%r1455, %r2620, 8;
-	selp.b32 	%r1456, %r2620, %r1455, %p42;
-	and.b32  	%r1457, %r1456, 16711935;
-	or.b32  	%r1471, %r1457, 1677747200;
-	shr.u32 	%r1459, %r2621, 8;
-	selp.b32 	%r1460, %r2621, %r1459, %p42;
-	and.b32  	%r1461, %r1460, 16711935;
-	or.b32  	%r1477, %r1461, 1677747200;
-	shr.u32 	%r1463, %r2622, 8;
-	selp.b32 	%r1464, %r2622, %r1463, %p42;
-	and.b32  	%r1465, %r1464, 16711935;
-	or.b32  	%r1484, %r1465, 1677747200;
-	shr.u32 	%r1467, %r2623, 8;
-	selp.b32 	%r1468, %r2623, %r1467, %p42;
-	and.b32  	%r1469, %r1468, 16711935;
-	or.b32  	%r1472, %r1469, 1677747200;
-	mov.u32 	%r2624, %r983;
-	@!%p31 bra 	$L__BB4_71;
-	bra.uni 	$L__BB4_70;
-$L__BB4_70:
-	ld.global.nc.u32 	%r2624, [%rd34];
-$L__BB4_71:
-	shr.u32 	%r1525, %r2624, 8;
-	selp.b32 	%r1526, %r2624, %r1525, %p42;
-	and.b32  	%r1527, %r1526, 16711935;
-	or.b32  	%r1478, %r1527, 1677747200;
-	// begin inline asm
-	min.f16x2 %r1483, %r1471, %r1472;
+	max.f16x2 %r637, %r619, %r620;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1490, %r1471, %r1472;
+	min.f16x2 %r805, %r625, %r626;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1489, %r1477, %r1478;
+	max.f16x2 %r763, %r625, %r626;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1502, %r1477, %r1478;
+	min.f16x2 %r841, %r631, %r632;
 	// end inline asm
+	// begin inline asm
+	max.f16x2 %r745, %r631, %r632;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r823, %r637, %r638;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r769, %r637, %r638;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r847, %r643, %r644;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r733, %r643, %r644;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r728, %r652, %r653;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r662, %r652, %r653;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r661, %r658, %r659;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r812, %r658, %r659;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r674, %r661, %r662;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r680, %r661, %r662;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r673, %r670, %r671;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r679, %r670, %r671;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r704, %r673, %r674;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r710, %r673, %r674;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r716, %r679, %r680;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r722, %r679, %r680;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r703, %r688, %r689;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r698, %r688, %r689;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r697, %r694, %r695;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r721, %r694, %r695;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r709, %r697, %r698;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r715, %r697, %r698;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r806, %r703, %r704;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r764, %r703, %r704;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r842, %r709, %r710;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r746, %r709, %r710;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r824, %r715, %r716;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r770, %r715, %r716;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r848, %r721, %r722;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r734, %r721, %r722;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r928, %r727, %r728;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r740, %r727, %r728;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r739, %r733, %r734;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r923, %r733, %r734;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r752, %r739, %r740;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r758, %r739, %r740;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r751, %r745, %r746;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r757, %r745, %r746;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r782, %r751, %r752;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r788, %r751, %r752;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r794, %r757, %r758;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r800, %r757, %r758;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r781, %r763, %r764;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r776, %r763, %r764;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r775, %r769, %r770;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r799, %r769, %r770;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r787, %r775, %r776;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r793, %r775, %r776;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r884, %r781, %r782;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r890, %r781, %r782;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r896, %r787, %r788;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r899, %r787, %r788;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r905, %r793, %r794;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r911, %r793, %r794;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r917, %r799, %r800;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r920, %r799, %r800;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r883, %r805, %r806;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r818, %r805, %r806;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r817, %r811, %r812;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r976, %r811, %r812;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r830, %r817, %r818;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r836, %r817, %r818;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r829, %r823, %r824;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r835, %r823, %r824;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r860, %r829, %r830;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r866, %r829, %r830;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r872, %r835, %r836;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r878, %r835, %r836;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r859, %r841, %r842;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r854, %r841, %r842;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r853, %r847, %r848;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r877, %r847, %r848;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r865, %r853, %r854;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r871, %r853, %r854;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r889, %r859, %r860;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r895, %r859, %r860;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r898, %r865, %r866;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r904, %r865, %r866;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r910, %r871, %r872;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r916, %r871, %r872;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r919, %r877, %r878;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r922, %r877, %r878;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r961, %r883, %r884;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r946, %r883, %r884;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r973, %r889, %r890;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r937, %r889, %r890;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r955, %r895, %r896;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r982, %r898, %r899;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r934, %r898, %r899;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r967, %r904, %r905;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r952, %r904, %r905;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r979, %r910, %r911;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r940, %r910, %r911;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r970, %r916, %r917;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r931, %r919, %r920;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r964, %r922, %r923;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r949, %r922, %r923;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r932, %r928, %r929;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r935, %r931, %r932;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r944, %r934, %r935;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r941, %r937, %r938;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r943, %r940, %r941;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r959, %r943, %r944;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r950, %r946, %r947;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r953, %r949, %r950;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r956, %r952, %r953;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r958, %r955, %r956;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r989, %r958, %r959;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r965, %r961, %r962;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r968, %r964, %r965;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r971, %r967, %r968;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r986, %r970, %r971;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r977, %r973, %r974;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r980, %r976, %r977;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r983, %r979, %r980;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r985, %r982, %r983;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r988, %r985, %r986;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r987, %r988, %r989;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r995, %r928, %r1054;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r998, %r931, %r995;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1007, %r934, %r998;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1004, %r937, %r1060;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1006, %r940, %r1004;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1022, %r1006, %r1007;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1013, %r946, %r1072;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1016, %r949, %r1013;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1019, %r952, %r1016;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1021, %r955, %r1019;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1052, %r1021, %r1022;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1028, %r961, %r1090;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1031, %r964, %r1028;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1034, %r967, %r1031;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1049, %r970, %r1034;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1040, %r973, %r1096;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1043, %r976, %r1040;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1046, %r979, %r1043;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1048, %r982, %r1046;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1051, %r1048, %r1049;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1050, %r1051, %r1052;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1133, %r1054, %r1058;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1067, %r1054, %r1058;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1066, %r1060, %r1064;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1217, %r1060, %r1064;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1079, %r1066, %r1067;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1085, %r1066, %r1067;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1078, %r1072, %r1076;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1084, %r1072, %r1076;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1109, %r1078, %r1079;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1115, %r1078, %r1079;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1121, %r1084, %r1085;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1127, %r1084, %r1085;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1108, %r1090, %r1094;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1103, %r1090, %r1094;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1102, %r1096, %r1100;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1126, %r1096, %r1100;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1114, %r1102, %r1103;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1120, %r1102, %r1103;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1211, %r1108, %r1109;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1169, %r1108, %r1109;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1247, %r1114, %r1115;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1151, %r1114, %r1115;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1229, %r1120, %r1121;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1175, %r1120, %r1121;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1253, %r1126, %r1127;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1139, %r1126, %r1127;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1333, %r727, %r1133;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1145, %r727, %r1133;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1144, %r733, %r1139;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1328, %r733, %r1139;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1157, %r1144, %r1145;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1163, %r1144, %r1145;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1156, %r745, %r1151;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1162, %r745, %r1151;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1187, %r1156, %r1157;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1193, %r1156, %r1157;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1199, %r1162, %r1163;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1205, %r1162, %r1163;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1186, %r763, %r1169;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1181, %r763, %r1169;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1180, %r769, %r1175;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1204, %r769, %r1175;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1192, %r1180, %r1181;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1198, %r1180, %r1181;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1289, %r1186, %r1187;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1295, %r1186, %r1187;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1301, %r1192, %r1193;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1304, %r1192, %r1193;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1310, %r1198, %r1199;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1316, %r1198, %r1199;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1322, %r1204, %r1205;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1325, %r1204, %r1205;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1288, %r805, %r1211;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1223, %r805, %r1211;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1222, %r811, %r1217;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1381, %r811, %r1217;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1235, %r1222, %r1223;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1241, %r1222, %r1223;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1234, %r823, %r1229;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1240, %r823, %r1229;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1265, %r1234, %r1235;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1271, %r1234, %r1235;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1277, %r1240, %r1241;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1283, %r1240, %r1241;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1264, %r841, %r1247;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1259, %r841, %r1247;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1258, %r847, %r1253;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1282, %r847, %r1253;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1270, %r1258, %r1259;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1276, %r1258, %r1259;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1294, %r1264, %r1265;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1300, %r1264, %r1265;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1303, %r1270, %r1271;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1309, %r1270, %r1271;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1315, %r1276, %r1277;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1321, %r1276, %r1277;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1324, %r1282, %r1283;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1327, %r1282, %r1283;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1366, %r1288, %r1289;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1351, %r1288, %r1289;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1378, %r1294, %r1295;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1342, %r1294, %r1295;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1360, %r1300, %r1301;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1387, %r1303, %r1304;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1339, %r1303, %r1304;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1372, %r1309, %r1310;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1357, %r1309, %r1310;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1384, %r1315, %r1316;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1345, %r1315, %r1316;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1375, %r1321, %r1322;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1336, %r1324, %r1325;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1369, %r1327, %r1328;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1354, %r1327, %r1328;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1337, %r1333, %r653;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1340, %r1336, %r1337;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1349, %r1339, %r1340;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1346, %r1342, %r659;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1348, %r1345, %r1346;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1364, %r1348, %r1349;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1355, %r1351, %r671;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1358, %r1354, %r1355;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1361, %r1357, %r1358;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1363, %r1360, %r1361;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1394, %r1363, %r1364;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1370, %r1366, %r689;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1373, %r1369, %r1370;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1376, %r1372, %r1373;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1391, %r1375, %r1376;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1382, %r1378, %r695;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1385, %r1381, %r1382;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1388, %r1384, %r1385;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1390, %r1387, %r1388;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1393, %r1390, %r1391;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1392, %r1393, %r1394;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1400, %r1333, %r1397;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1403, %r1336, %r1400;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1412, %r1339, %r1403;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1409, %r1342, %r1406;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1411, %r1345, %r1409;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1427, %r1411, %r1412;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1418, %r1351, %r1415;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1421, %r1354, %r1418;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1424, %r1357, %r1421;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1426, %r1360, %r1424;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1457, %r1426, %r1427;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1433, %r1366, %r1430;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1436, %r1369, %r1433;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1439, %r1372, %r1436;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1454, %r1375, %r1439;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1445, %r1378, %r1442;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1448, %r1381, %r1445;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1451, %r1384, %r1448;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1453, %r1387, %r1451;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1456, %r1453, %r1454;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1455, %r1456, %r1457;
+	// end inline asm
+	mov.u64 	%rd55, 0;
+	bra.uni 	$L__BB4_20;
+$L__BB4_34:
+	shl.b32 	%r1480, %r2475, 2;
+	mad.lo.s32 	%r1481, %r2474, %r126, %r1480;
+	cvt.u64.u32 	%rd52, %r1481;
+	add.s64 	%rd53, %rd15, %rd52;
+	ld.global.nc.u32 	%r2476, [%rd53];
+$L__BB4_35:
+	add.s64 	%rd10, %rd2, %rd55;
+	shr.u32 	%r1536, %r2476, 8;
+	and.b32  	%r1537, %r1536, 16711935;
+	or.b32  	%r1490, %r1537, 1677747200;
 	// begin inline asm
 	min.f16x2 %r1495, %r1483, %r1484;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1501, %r1483, %r1484;
+	max.f16x2 %r1502, %r1483, %r1484;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1496, %r1489, %r1490;
+	min.f16x2 %r1501, %r1489, %r1490;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1513, %r1489, %r1490;
+	max.f16x2 %r1514, %r1489, %r1490;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2082, %r1495, %r1496;
+	min.f16x2 %r1507, %r1495, %r1496;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1507, %r1495, %r1496;
+	max.f16x2 %r1513, %r1495, %r1496;
 	// end inline asm
 	// begin inline asm
 	min.f16x2 %r1508, %r1501, %r1502;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1514, %r1501, %r1502;
+	max.f16x2 %r1525, %r1501, %r1502;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2115, %r1507, %r1508;
+	min.f16x2 %r1506, %r1507, %r1508;
 	// end inline asm
 	// begin inline asm
 	max.f16x2 %r1519, %r1507, %r1508;
 	// end inline asm
+	st.local.u32 	[%rd10], %r1506;
 	// begin inline asm
 	min.f16x2 %r1520, %r1513, %r1514;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2091, %r1513, %r1514;
+	max.f16x2 %r1526, %r1513, %r1514;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2100, %r1519, %r1520;
+	min.f16x2 %r1518, %r1519, %r1520;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2127, %r1519, %r1520;
+	max.f16x2 %r1531, %r1519, %r1520;
 	// end inline asm
-	mov.u32 	%r2625, %r983;
-	@!%p32 bra 	$L__BB4_73;
-	bra.uni 	$L__BB4_72;
-$L__BB4_72:
-	ld.global.nc.u32 	%r2625, [%rd35];
-$L__BB4_73:
-	mov.u32 	%r2626, %r983;
-	@!%p33 bra 	$L__BB4_75;
-	bra.uni 	$L__BB4_74;
-$L__BB4_74:
-	ld.global.nc.u32 	%r2626, [%rd36];
-$L__BB4_75:
-	mov.u32 	%r2627, %r983;
-	@!%p34 bra 	$L__BB4_77;
-	bra.uni 	$L__BB4_76;
-$L__BB4_76:
-	ld.global.nc.u32 	%r2627, [%rd37];
-$L__BB4_77:
-	mov.u32 	%r2628, %r983;
-	@!%p35 bra 	$L__BB4_79;
-	bra.uni 	$L__BB4_78;
-$L__BB4_78:
-	ld.global.nc.u32 	%r2628, [%rd38];
-$L__BB4_79:
-	shr.u32 	%r1529, %r2625, 8;
-	selp.b32 	%r1530, %r2625, %r1529, %p42;
-	and.b32  	%r1531, %r1530, 16711935;
-	or.b32  	%r1545, %r1531, 1677747200;
-	shr.u32 	%r1533, %r2626, 8;
-	selp.b32 	%r1534, %r2626, %r1533, %p42;
-	and.b32  	%r1535, %r1534, 16711935;
-	or.b32  	%r1551, %r1535, 1677747200;
-	shr.u32 	%r1537, %r2627, 8;
-	selp.b32 	%r1538, %r2627, %r1537, %p42;
-	and.b32  	%r1539, %r1538, 16711935;
-	or.b32  	%r1558, %r1539, 1677747200;
-	shr.u32 	%r1541, %r2628, 8;
-	selp.b32 	%r1542, %r2628, %r1541, %p42;
-	and.b32  	%r1543, %r1542, 16711935;
-	or.b32  	%r1546, %r1543, 1677747200;
-	mov.u32 	%r2629, %r983;
-	@!%p36 bra 	$L__BB4_81;
-	bra.uni 	$L__BB4_80;
-$L__BB4_80:
-	ld.global.nc.u32 	%r2629, [%rd39];
-$L__BB4_81:
-	shr.u32 	%r1599, %r2629, 8;
-	selp.b32 	%r1600, %r2629, %r1599, %p42;
-	and.b32  	%r1601, %r1600, 16711935;
-	or.b32  	%r1552, %r1601, 1677747200;
+	st.local.u32 	[%rd10+4], %r1518;
 	// begin inline asm
-	min.f16x2 %r1557, %r1545, %r1546;
+	min.f16x2 %r1532, %r1525, %r1526;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1564, %r1545, %r1546;
+	max.f16x2 %r1527, %r1525, %r1526;
+	// end inline asm
+	st.local.u32 	[%rd10+16], %r1527;
+	// begin inline asm
+	min.f16x2 %r1530, %r1531, %r1532;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1563, %r1551, %r1552;
+	max.f16x2 %r1533, %r1531, %r1532;
+	// end inline asm
+	st.local.u32 	[%rd10+8], %r1530;
+	st.local.u32 	[%rd10+12], %r1533;
+	add.s64 	%rd55, %rd55, 20;
+	cvt.u32.u64 	%r1538, %rd55;
+	add.s32 	%r2461, %r2461, 1;
+	setp.ne.s32 	%p78, %r1538, 160;
+	@%p78 bra 	$L__BB4_20;
+	bra.uni 	$L__BB4_36;
+$L__BB4_20:
+	setp.lt.s32 	%p58, %r2461, 0;
+	min.s32 	%r1458, %r2461, %r6;
+	selp.b32 	%r2475, 0, %r1458, %p58;
+	setp.ge.u32 	%p87, %r2461, %r124;
+	mov.u32 	%r2462, %r7;
+	mov.u32 	%r2463, %r2475;
+	@%p35 bra 	$L__BB4_22;
+	mov.u32 	%r2464, 0;
+	or.pred  	%p61, %p84, %p87;
+	mov.u32 	%r2462, %r5;
+	mov.u32 	%r2463, %r2461;
+	@%p61 bra 	$L__BB4_23;
+$L__BB4_22:
+	shl.b32 	%r1460, %r2463, 2;
+	mad.lo.s32 	%r1461, %r2462, %r126, %r1460;
+	cvt.u64.u32 	%rd44, %r1461;
+	add.s64 	%rd45, %rd15, %rd44;
+	ld.global.nc.u32 	%r2464, [%rd45];
+$L__BB4_23:
+	mov.u32 	%r2465, %r9;
+	mov.u32 	%r2466, %r2475;
+	@%p35 bra 	$L__BB4_25;
+	mov.u32 	%r2467, 0;
+	or.pred  	%p65, %p86, %p87;
+	mov.u32 	%r2465, %r8;
+	mov.u32 	%r2466, %r2461;
+	@%p65 bra 	$L__BB4_26;
+$L__BB4_25:
+	shl.b32 	%r1465, %r2466, 2;
+	mad.lo.s32 	%r1466, %r2465, %r126, %r1465;
+	cvt.u64.u32 	%rd46, %r1466;
+	add.s64 	%rd47, %rd15, %rd46;
+	ld.global.nc.u32 	%r2467, [%rd47];
+$L__BB4_26:
+	mov.u32 	%r2468, %r14;
+	mov.u32 	%r2469, %r2475;
+	@%p35 bra 	$L__BB4_28;
+	mov.u32 	%r2470, 0;
+	or.pred  	%p69, %p46, %p87;
+	mov.u32 	%r2468, %r3;
+	mov.u32 	%r2469, %r2461;
+	@%p69 bra 	$L__BB4_29;
+$L__BB4_28:
+	shl.b32 	%r1470, %r2469, 2;
+	add.s32 	%r1471, %r1470, %r2468;
+	cvt.u64.u32 	%rd48, %r1471;
+	add.s64 	%rd49, %rd15, %rd48;
+	ld.global.nc.u32 	%r2470, [%rd49];
+$L__BB4_29:
+	mov.u32 	%r2471, %r11;
+	mov.u32 	%r2472, %r2475;
+	@%p35 bra 	$L__BB4_31;
+	mov.u32 	%r2473, 0;
+	or.pred  	%p73, %p50, %p87;
+	mov.u32 	%r2471, %r10;
+	mov.u32 	%r2472, %r2461;
+	@%p73 bra 	$L__BB4_32;
+$L__BB4_31:
+	shl.b32 	%r1475, %r2472, 2;
+	mad.lo.s32 	%r1476, %r2471, %r126, %r1475;
+	cvt.u64.u32 	%rd50, %r1476;
+	add.s64 	%rd51, %rd15, %rd50;
+	ld.global.nc.u32 	%r2473, [%rd51];
+$L__BB4_32:
+	shr.u32 	%r1462, %r2464, 8;
+	and.b32  	%r1463, %r1462, 16711935;
+	or.b32  	%r1483, %r1463, 1677747200;
+	shr.u32 	%r1467, %r2467, 8;
+	and.b32  	%r1468, %r1467, 16711935;
+	or.b32  	%r1489, %r1468, 1677747200;
+	shr.u32 	%r1472, %r2470, 8;
+	and.b32  	%r1473, %r1472, 16711935;
+	or.b32  	%r1496, %r1473, 1677747200;
+	shr.u32 	%r1477, %r2473, 8;
+	and.b32  	%r1478, %r1477, 16711935;
+	or.b32  	%r1484, %r1478, 1677747200;
+	mov.u32 	%r2474, %r13;
+	@%p35 bra 	$L__BB4_34;
+	mov.u32 	%r2476, 0;
+	or.pred  	%p77, %p54, %p87;
+	mov.u32 	%r2474, %r12;
+	mov.u32 	%r2475, %r2461;
+	@%p77 bra 	$L__BB4_35;
+	bra.uni 	$L__BB4_34;
+$L__BB4_61:
+	ld.local.u32 	%r179, [%rd2];
+	ld.local.u32 	%r180, [%rd2+4];
+	ld.local.u32 	%r181, [%rd2+8];
+	ld.local.u32 	%r182, [%rd2+12];
+	ld.local.u32 	%r183, [%rd2+16];
+	ld.local.u32 	%r184, [%rd2+20];
+	ld.local.u32 	%r185, [%rd2+24];
+	ld.local.u32 	%r186, [%rd2+28];
+	ld.local.u32 	%r187, [%rd2+32];
+	ld.local.u32 	%r188, [%rd2+36];
+	ld.local.u32 	%r189, [%rd2+40];
+	ld.local.u32 	%r190, [%rd2+44];
+	ld.local.u32 	%r191, [%rd2+48];
+	ld.local.u32 	%r192, [%rd2+52];
+	ld.local.u32 	%r193, [%rd2+56];
+	ld.local.u32 	%r194, [%rd2+60];
+	ld.local.u32 	%r195, [%rd2+64];
+	ld.local.u32 	%r196, [%rd2+68];
+	ld.local.u32 	%r197, [%rd2+72];
+	ld.local.u32 	%r198, [%rd2+76];
+	ld.local.u32 	%r199, [%rd2+80];
+	ld.local.u32 	%r200, [%rd2+84];
+	ld.local.u32 	%r201, [%rd2+88];
+	ld.local.u32 	%r202, [%rd2+92];
+	ld.local.u32 	%r203, [%rd2+96];
+	ld.local.u32 	%r100, [%rd2+100];
+	ld.local.u32 	%r101, [%rd2+104];
+	ld.local.u32 	%r102, [%rd2+108];
+	ld.local.u32 	%r103, [%rd2+112];
+	ld.local.u32 	%r104, [%rd2+116];
+	ld.local.u32 	%r204, [%rd2+120];
+	ld.local.u32 	%r205, [%rd2+124];
+	ld.local.u32 	%r206, [%rd2+128];
+	ld.local.u32 	%r207, [%rd2+132];
+	ld.local.u32 	%r208, [%rd2+136];
+	ld.local.u32 	%r209, [%rd2+140];
+	ld.local.u32 	%r210, [%rd2+144];
+	ld.local.u32 	%r211, [%rd2+148];
+	ld.local.u32 	%r212, [%rd2+152];
+	ld.local.u32 	%r213, [%rd2+156];
+	min.u32 	%r214, %r194, %r199;
+	max.u32 	%r215, %r194, %r199;
+	min.u32 	%r216, %r198, %r203;
+	max.u32 	%r217, %r198, %r203;
+	min.u32 	%r218, %r216, %r215;
+	max.u32 	%r219, %r216, %r215;
+	min.u32 	%r220, %r196, %r201;
+	max.u32 	%r221, %r196, %r201;
+	min.u32 	%r222, %r220, %r218;
+	max.u32 	%r223, %r220, %r218;
+	min.u32 	%r224, %r221, %r219;
+	max.u32 	%r225, %r221, %r219;
+	min.u32 	%r226, %r195, %r200;
+	max.u32 	%r227, %r195, %r200;
+	min.u32 	%r228, %r197, %r202;
+	max.u32 	%r229, %r197, %r202;
+	min.u32 	%r230, %r228, %r227;
+	max.u32 	%r231, %r228, %r227;
+	min.u32 	%r232, %r226, %r222;
+	max.u32 	%r233, %r226, %r222;
+	min.u32 	%r234, %r230, %r223;
+	max.u32 	%r235, %r230, %r223;
+	min.u32 	%r236, %r231, %r224;
+	max.u32 	%r237, %r231, %r224;
+	min.u32 	%r238, %r229, %r225;
+	max.u32 	%r239, %r229, %r225;
+	min.u32 	%r240, %r184, %r189;
+	max.u32 	%r241, %r184, %r189;
+	min.u32 	%r242, %r188, %r193;
+	max.u32 	%r243, %r188, %r193;
+	min.u32 	%r244, %r242, %r241;
+	max.u32 	%r245, %r242, %r241;
+	min.u32 	%r246, %r186, %r191;
+	max.u32 	%r247, %r186, %r191;
+	min.u32 	%r248, %r246, %r244;
+	max.u32 	%r249, %r246, %r244;
+	min.u32 	%r250, %r247, %r245;
+	max.u32 	%r251, %r247, %r245;
+	min.u32 	%r252, %r185, %r190;
+	max.u32 	%r253, %r185, %r190;
+	min.u32 	%r254, %r187, %r192;
+	max.u32 	%r255, %r187, %r192;
+	min.u32 	%r256, %r254, %r253;
+	max.u32 	%r257, %r254, %r253;
+	min.u32 	%r258, %r252, %r248;
+	max.u32 	%r259, %r252, %r248;
+	min.u32 	%r260, %r256, %r249;
+	max.u32 	%r261, %r256, %r249;
+	min.u32 	%r262, %r257, %r250;
+	max.u32 	%r263, %r257, %r250;
+	min.u32 	%r264, %r255, %r251;
+	max.u32 	%r265, %r255, %r251;
+	min.u32 	%r105, %r214, %r240;
+	max.u32 	%r266, %r214, %r240;
+	min.u32 	%r267, %r239, %r265;
+	max.u32 	%r268, %r239, %r265;
+	min.u32 	%r269, %r267, %r266;
+	max.u32 	%r270, %r267, %r266;
+	min.u32 	%r271, %r235, %r261;
+	max.u32 	%r272, %r235, %r261;
+	min.u32 	%r273, %r271, %r269;
+	max.u32 	%r274, %r271, %r269;
+	min.u32 	%r275, %r272, %r270;
+	max.u32 	%r276, %r272, %r270;
+	min.u32 	%r277, %r233, %r259;
+	max.u32 	%r278, %r233, %r259;
+	min.u32 	%r279, %r237, %r263;
+	max.u32 	%r280, %r237, %r263;
+	min.u32 	%r281, %r279, %r278;
+	max.u32 	%r282, %r279, %r278;
+	min.u32 	%r283, %r277, %r273;
+	max.u32 	%r284, %r277, %r273;
+	min.u32 	%r285, %r281, %r274;
+	max.u32 	%r286, %r281, %r274;
+	min.u32 	%r287, %r282, %r275;
+	max.u32 	%r288, %r282, %r275;
+	min.u32 	%r289, %r280, %r276;
+	max.u32 	%r290, %r280, %r276;
+	min.u32 	%r291, %r232, %r258;
+	max.u32 	%r292, %r232, %r258;
+	min.u32 	%r293, %r217, %r243;
+	max.u32 	%r106, %r217, %r243;
+	min.u32 	%r294, %r293, %r292;
+	max.u32 	%r295, %r293, %r292;
+	min.u32 	%r296, %r236, %r262;
+	max.u32 	%r297, %r236, %r262;
+	min.u32 	%r298, %r296, %r294;
+	max.u32 	%r299, %r296, %r294;
+	min.u32 	%r300, %r297, %r295;
+	max.u32 	%r301, %r297, %r295;
+	min.u32 	%r302, %r234, %r260;
+	max.u32 	%r303, %r234, %r260;
+	min.u32 	%r304, %r238, %r264;
+	max.u32 	%r305, %r238, %r264;
+	min.u32 	%r306, %r304, %r303;
+	max.u32 	%r307, %r304, %r303;
+	min.u32 	%r308, %r302, %r298;
+	max.u32 	%r309, %r302, %r298;
+	min.u32 	%r310, %r306, %r299;
+	max.u32 	%r311, %r306, %r299;
+	min.u32 	%r312, %r307, %r300;
+	max.u32 	%r313, %r307, %r300;
+	min.u32 	%r314, %r305, %r301;
+	max.u32 	%r315, %r305, %r301;
+	min.u32 	%r107, %r291, %r283;
+	max.u32 	%r108, %r291, %r283;
+	min.u32 	%r109, %r308, %r284;
+	max.u32 	%r110, %r308, %r284;
+	max.u32 	%r111, %r309, %r285;
+	min.u32 	%r112, %r310, %r286;
+	max.u32 	%r113, %r310, %r286;
+	min.u32 	%r114, %r311, %r287;
+	max.u32 	%r115, %r311, %r287;
+	min.u32 	%r116, %r312, %r288;
+	max.u32 	%r117, %r312, %r288;
+	min.u32 	%r118, %r313, %r289;
+	max.u32 	%r119, %r314, %r290;
+	min.u32 	%r120, %r315, %r268;
+	max.u32 	%r121, %r315, %r268;
+	max.u32 	%r316, %r105, %r179;
+	min.u32 	%r317, %r119, %r316;
+	max.u32 	%r318, %r113, %r317;
+	max.u32 	%r319, %r110, %r183;
+	min.u32 	%r320, %r117, %r319;
+	min.u32 	%r321, %r320, %r318;
+	max.u32 	%r322, %r108, %r181;
+	min.u32 	%r323, %r121, %r322;
+	min.u32 	%r324, %r115, %r323;
+	max.u32 	%r325, %r111, %r324;
+	max.u32 	%r326, %r325, %r321;
+	max.u32 	%r327, %r107, %r180;
+	min.u32 	%r328, %r120, %r327;
+	max.u32 	%r329, %r114, %r328;
+	min.u32 	%r330, %r118, %r329;
+	max.u32 	%r331, %r109, %r182;
+	min.u32 	%r332, %r106, %r331;
+	min.u32 	%r333, %r116, %r332;
+	max.u32 	%r334, %r112, %r333;
+	min.u32 	%r335, %r334, %r330;
+	max.u32 	%r336, %r335, %r326;
+	min.u32 	%r337, %r100, %r204;
+	max.u32 	%r338, %r100, %r204;
+	min.u32 	%r339, %r104, %r208;
+	max.u32 	%r340, %r104, %r208;
+	min.u32 	%r341, %r339, %r338;
+	max.u32 	%r342, %r339, %r338;
+	min.u32 	%r343, %r102, %r206;
+	max.u32 	%r344, %r102, %r206;
+	min.u32 	%r345, %r343, %r341;
+	max.u32 	%r346, %r343, %r341;
+	min.u32 	%r347, %r344, %r342;
+	max.u32 	%r348, %r344, %r342;
+	min.u32 	%r349, %r101, %r205;
+	max.u32 	%r350, %r101, %r205;
+	min.u32 	%r351, %r103, %r207;
+	max.u32 	%r352, %r103, %r207;
+	min.u32 	%r353, %r351, %r350;
+	max.u32 	%r354, %r351, %r350;
+	min.u32 	%r355, %r349, %r345;
+	max.u32 	%r356, %r349, %r345;
+	min.u32 	%r357, %r353, %r346;
+	max.u32 	%r358, %r353, %r346;
+	min.u32 	%r359, %r354, %r347;
+	max.u32 	%r360, %r354, %r347;
+	min.u32 	%r361, %r352, %r348;
+	max.u32 	%r362, %r352, %r348;
+	max.u32 	%r364, %r214, %r337;
+	min.u32 	%r365, %r239, %r362;
+	max.u32 	%r366, %r239, %r362;
+	min.u32 	%r367, %r365, %r364;
+	max.u32 	%r368, %r365, %r364;
+	min.u32 	%r369, %r235, %r358;
+	max.u32 	%r370, %r235, %r358;
+	min.u32 	%r371, %r369, %r367;
+	max.u32 	%r372, %r369, %r367;
+	min.u32 	%r373, %r370, %r368;
+	max.u32 	%r374, %r370, %r368;
+	min.u32 	%r375, %r233, %r356;
+	max.u32 	%r376, %r233, %r356;
+	min.u32 	%r377, %r237, %r360;
+	max.u32 	%r378, %r237, %r360;
+	min.u32 	%r379, %r377, %r376;
+	max.u32 	%r380, %r377, %r376;
+	min.u32 	%r381, %r375, %r371;
+	max.u32 	%r382, %r375, %r371;
+	min.u32 	%r383, %r379, %r372;
+	max.u32 	%r384, %r379, %r372;
+	min.u32 	%r385, %r380, %r373;
+	max.u32 	%r386, %r380, %r373;
+	min.u32 	%r387, %r378, %r374;
+	max.u32 	%r388, %r378, %r374;
+	min.u32 	%r389, %r232, %r355;
+	max.u32 	%r390, %r232, %r355;
+	min.u32 	%r391, %r217, %r340;
+	min.u32 	%r393, %r391, %r390;
+	max.u32 	%r394, %r391, %r390;
+	min.u32 	%r395, %r236, %r359;
+	max.u32 	%r396, %r236, %r359;
+	min.u32 	%r397, %r395, %r393;
+	max.u32 	%r398, %r395, %r393;
+	min.u32 	%r399, %r396, %r394;
+	max.u32 	%r400, %r396, %r394;
+	min.u32 	%r401, %r234, %r357;
+	max.u32 	%r402, %r234, %r357;
+	min.u32 	%r403, %r238, %r361;
+	max.u32 	%r404, %r238, %r361;
+	min.u32 	%r405, %r403, %r402;
+	max.u32 	%r406, %r403, %r402;
+	min.u32 	%r407, %r401, %r397;
+	max.u32 	%r408, %r401, %r397;
+	min.u32 	%r409, %r405, %r398;
+	max.u32 	%r410, %r405, %r398;
+	min.u32 	%r411, %r406, %r399;
+	max.u32 	%r412, %r406, %r399;
+	min.u32 	%r413, %r404, %r400;
+	max.u32 	%r414, %r404, %r400;
+	st.global.u8 	[%rd5], %r336;
+	or.b32  	%r470, %r1, 1;
+	setp.ge.s32 	%p32, %r470, %r124;
+	@%p32 bra 	$L__BB4_63;
+	max.u32 	%r471, %r109, %r103;
+	min.u32 	%r472, %r106, %r471;
+	min.u32 	%r473, %r116, %r472;
+	max.u32 	%r474, %r112, %r473;
+	max.u32 	%r475, %r107, %r101;
+	min.u32 	%r476, %r120, %r475;
+	max.u32 	%r477, %r114, %r476;
+	min.u32 	%r478, %r118, %r477;
+	min.u32 	%r479, %r474, %r478;
+	max.u32 	%r480, %r108, %r102;
+	min.u32 	%r481, %r121, %r480;
+	min.u32 	%r482, %r115, %r481;
+	max.u32 	%r483, %r111, %r482;
+	max.u32 	%r484, %r110, %r104;
+	min.u32 	%r485, %r117, %r484;
+	max.u32 	%r486, %r105, %r100;
+	min.u32 	%r487, %r119, %r486;
+	max.u32 	%r488, %r113, %r487;
+	min.u32 	%r489, %r485, %r488;
+	max.u32 	%r490, %r483, %r489;
+	max.u32 	%r491, %r479, %r490;
+	st.global.u8 	[%rd5+1], %r491;
+$L__BB4_63:
+	min.u32 	%r363, %r214, %r337;
+	min.u32 	%r415, %r389, %r381;
+	max.u32 	%r416, %r389, %r381;
+	min.u32 	%r417, %r407, %r382;
+	max.u32 	%r392, %r217, %r340;
+	max.u32 	%r418, %r407, %r382;
+	max.u32 	%r427, %r413, %r388;
+	min.u32 	%r428, %r414, %r366;
+	max.u32 	%r429, %r414, %r366;
+	max.u32 	%r421, %r409, %r384;
+	min.u32 	%r422, %r410, %r385;
+	max.u32 	%r423, %r410, %r385;
+	min.u32 	%r424, %r411, %r386;
+	max.u32 	%r425, %r411, %r386;
+	max.u32 	%r419, %r408, %r383;
+	min.u32 	%r420, %r409, %r384;
+	min.u32 	%r426, %r412, %r387;
+	or.b32  	%r492, %r1, 2;
+	setp.ge.s32 	%p33, %r492, %r124;
+	@%p33 bra 	$L__BB4_65;
+	max.u32 	%r430, %r363, %r189;
+	max.u32 	%r436, %r416, %r191;
+	max.u32 	%r441, %r415, %r190;
+	max.u32 	%r445, %r417, %r192;
+	min.u32 	%r431, %r427, %r430;
+	max.u32 	%r433, %r418, %r193;
+	min.u32 	%r437, %r429, %r436;
+	min.u32 	%r442, %r428, %r441;
+	min.u32 	%r446, %r392, %r445;
+	max.u32 	%r432, %r421, %r431;
+	min.u32 	%r434, %r425, %r433;
+	min.u32 	%r438, %r423, %r437;
+	max.u32 	%r443, %r422, %r442;
+	min.u32 	%r447, %r424, %r446;
+	min.u32 	%r435, %r434, %r432;
+	max.u32 	%r439, %r419, %r438;
+	min.u32 	%r444, %r426, %r443;
+	max.u32 	%r448, %r420, %r447;
+	max.u32 	%r440, %r439, %r435;
+	min.u32 	%r449, %r448, %r444;
+	max.u32 	%r122, %r449, %r440;
+	cvt.u16.u32 	%rs1, %r122;
+	st.global.u8 	[%rd5+2], %rs1;
+$L__BB4_65:
+	or.b32  	%r493, %r1, 3;
+	setp.ge.s32 	%p34, %r493, %r124;
+	@%p34 bra 	$L__BB4_67;
+	max.u32 	%r450, %r363, %r209;
+	max.u32 	%r456, %r416, %r211;
+	max.u32 	%r461, %r415, %r210;
+	max.u32 	%r465, %r417, %r212;
+	min.u32 	%r451, %r427, %r450;
+	max.u32 	%r453, %r418, %r213;
+	min.u32 	%r457, %r429, %r456;
+	min.u32 	%r462, %r428, %r461;
+	min.u32 	%r466, %r392, %r465;
+	max.u32 	%r452, %r421, %r451;
+	min.u32 	%r454, %r425, %r453;
+	min.u32 	%r458, %r423, %r457;
+	max.u32 	%r463, %r422, %r462;
+	min.u32 	%r467, %r424, %r466;
+	min.u32 	%r455, %r454, %r452;
+	max.u32 	%r459, %r419, %r458;
+	min.u32 	%r464, %r426, %r463;
+	max.u32 	%r468, %r420, %r467;
+	max.u32 	%r460, %r459, %r455;
+	min.u32 	%r469, %r468, %r464;
+	max.u32 	%r123, %r469, %r460;
+	cvt.u16.u32 	%rs2, %r123;
+	st.global.u8 	[%rd5+3], %rs2;
+	bra.uni 	$L__BB4_67;
+$L__BB4_36:
+	ld.local.u32 	%r1898, [%rd2];
+	ld.local.u32 	%r1931, [%rd2+4];
+	ld.local.u32 	%r1916, [%rd2+8];
+	ld.local.u32 	%r1943, [%rd2+12];
+	ld.local.u32 	%r1907, [%rd2+16];
+	ld.local.u32 	%r1621, [%rd2+20];
+	ld.local.u32 	%r1657, [%rd2+24];
+	ld.local.u32 	%r1639, [%rd2+28];
+	ld.local.u32 	%r1663, [%rd2+32];
+	ld.local.u32 	%r1627, [%rd2+36];
+	ld.local.u32 	%r1622, [%rd2+40];
+	ld.local.u32 	%r1658, [%rd2+44];
+	ld.local.u32 	%r1640, [%rd2+48];
+	ld.local.u32 	%r1664, [%rd2+52];
+	ld.local.u32 	%r1628, [%rd2+56];
+	ld.local.u32 	%r1543, [%rd2+60];
+	ld.local.u32 	%r1579, [%rd2+64];
+	ld.local.u32 	%r1561, [%rd2+68];
+	ld.local.u32 	%r1585, [%rd2+72];
+	ld.local.u32 	%r1549, [%rd2+76];
+	ld.local.u32 	%r1544, [%rd2+80];
+	ld.local.u32 	%r1580, [%rd2+84];
+	ld.local.u32 	%r1562, [%rd2+88];
+	ld.local.u32 	%r1586, [%rd2+92];
+	ld.local.u32 	%r1550, [%rd2+96];
+	ld.local.u32 	%r2023, [%rd2+100];
+	ld.local.u32 	%r2059, [%rd2+104];
+	ld.local.u32 	%r2041, [%rd2+108];
+	ld.local.u32 	%r2065, [%rd2+112];
+	ld.local.u32 	%r2029, [%rd2+116];
+	ld.local.u32 	%r2027, [%rd2+120];
+	ld.local.u32 	%r2063, [%rd2+124];
+	ld.local.u32 	%r2045, [%rd2+128];
+	ld.local.u32 	%r2069, [%rd2+132];
+	ld.local.u32 	%r2033, [%rd2+136];
+	ld.local.u32 	%r2366, [%rd2+140];
+	ld.local.u32 	%r2399, [%rd2+144];
+	ld.local.u32 	%r2384, [%rd2+148];
+	ld.local.u32 	%r2411, [%rd2+152];
+	ld.local.u32 	%r2375, [%rd2+156];
+	// begin inline asm
+	min.f16x2 %r1696, %r1543, %r1544;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1576, %r1551, %r1552;
+	max.f16x2 %r1553, %r1543, %r1544;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1569, %r1557, %r1558;
+	min.f16x2 %r1552, %r1549, %r1550;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1575, %r1557, %r1558;
+	max.f16x2 %r1780, %r1549, %r1550;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1570, %r1563, %r1564;
+	min.f16x2 %r1565, %r1552, %r1553;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1587, %r1563, %r1564;
+	max.f16x2 %r1571, %r1552, %r1553;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2145, %r1569, %r1570;
+	min.f16x2 %r1564, %r1561, %r1562;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1581, %r1569, %r1570;
+	max.f16x2 %r1570, %r1561, %r1562;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1582, %r1575, %r1576;
+	min.f16x2 %r1595, %r1564, %r1565;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1588, %r1575, %r1576;
+	max.f16x2 %r1601, %r1564, %r1565;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2181, %r1581, %r1582;
+	min.f16x2 %r1607, %r1570, %r1571;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r1593, %r1581, %r1582;
+	max.f16x2 %r1613, %r1570, %r1571;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r1594, %r1587, %r1588;
+	min.f16x2 %r1594, %r1579, %r1580;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2151, %r1587, %r1588;
+	max.f16x2 %r1589, %r1579, %r1580;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2163, %r1593, %r1594;
+	min.f16x2 %r1588, %r1585, %r1586;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2187, %r1593, %r1594;
+	max.f16x2 %r1612, %r1585, %r1586;
 	// end inline asm
-	mov.u32 	%r2630, %r983;
-	@!%p37 bra 	$L__BB4_83;
-	bra.uni 	$L__BB4_82;
-$L__BB4_82:
-	ld.global.nc.u32 	%r2630, [%rd40];
-$L__BB4_83:
-	mov.u32 	%r2631, %r983;
-	@!%p38 bra 	$L__BB4_85;
-	bra.uni 	$L__BB4_84;
-$L__BB4_84:
-	ld.global.nc.u32 	%r2631, [%rd41];
-$L__BB4_85:
-	mov.u32 	%r2632, %r983;
-	@!%p39 bra 	$L__BB4_87;
-	bra.uni 	$L__BB4_86;
-$L__BB4_86:
-	ld.global.nc.u32 	%r2632, [%rd42];
-$L__BB4_87:
-	mov.u32 	%r2633, %r983;
-	@!%p40 bra 	$L__BB4_89;
-	bra.uni 	$L__BB4_88;
-$L__BB4_88:
-	ld.global.nc.u32 	%r2633, [%rd43];
-$L__BB4_89:
-	mov.u32 	%r2634, %r983;
-	@!%p41 bra 	$L__BB4_91;
-	bra.uni 	$L__BB4_90;
-$L__BB4_90:
-	ld.global.nc.u32 	%r2634, [%rd44];
-	bra.uni 	$L__BB4_91;
-$L__BB4_92:
-	selp.b32 	%r366, 0, %r2644, %p1;
-	mul.lo.s32 	%r367, %r366, %r355;
-	cvt.u64.u32 	%rd170, %r367;
-	add.s64 	%rd45, %rd4, %rd170;
-	cvta.global.u64 	%rd46, %rd45;
-	selp.b32 	%r169, 0, %r11, %p47;
-	mov.u64 	%rd441, %rd46;
-	@!%p1 bra 	$L__BB4_97;
-	bra.uni 	$L__BB4_93;
-$L__BB4_93:
-	setp.ne.s32 	%p54, %r356, 0;
-	@%p54 bra 	$L__BB4_95;
-	bra.uni 	$L__BB4_94;
-$L__BB4_95:
-	setp.ge.u32 	%p55, %r2644, %r352;
-	setp.ge.u32 	%p56, %r7, %r353;
-	mov.u16 	%rs113, 0;
-	or.pred  	%p57, %p55, %p56;
-	mov.u32 	%r2635, %r7;
-	mov.u32 	%r2636, %r2644;
-	@%p57 bra 	$L__BB4_98;
-	bra.uni 	$L__BB4_96;
-$L__BB4_4:
-	setp.gt.s32 	%p331, %r15, %r352;
-	@%p331 bra 	$L__BB4_6;
-	bra.uni 	$L__BB4_5;
-$L__BB4_6:
-	st.global.u32 	[%rd3], %r2590;
-	setp.ge.s32 	%p332, %r12, %r352;
-	@%p332 bra 	$L__BB4_8;
-	st.global.u32 	[%rd3+4], %r2593;
-$L__BB4_8:
-	setp.ge.s32 	%p333, %r13, %r352;
-	@%p333 bra 	$L__BB4_10;
-	st.global.u32 	[%rd3+8], %r2592;
-$L__BB4_10:
-	setp.ge.s32 	%p334, %r14, %r352;
-	@%p334 bra 	$L__BB4_377;
-	st.global.u32 	[%rd3+12], %r2591;
-	bra.uni 	$L__BB4_377;
-$L__BB4_5:
-	st.global.v4.u32 	[%rd3], {%r2590, %r2593, %r2592, %r2591};
-	bra.uni 	$L__BB4_377;
-$L__BB4_94:
-	min.s32 	%r368, %r7, %r10;
-	selp.b32 	%r2635, 0, %r368, %p50;
-	mov.u32 	%r2636, %r169;
-$L__BB4_96:
-	mad.lo.s32 	%r369, %r2635, %r354, %r2636;
-	cvt.u64.u32 	%rd171, %r369;
-	add.s64 	%rd441, %rd166, %rd171;
-$L__BB4_97:
-	ld.global.nc.u8 	%rs113, [%rd441];
-$L__BB4_98:
-	cvt.s64.s32 	%rd433, %r354;
-	setp.eq.s32 	%p372, %r356, 0;
-	@%p1 bra 	$L__BB4_100;
-	bra.uni 	$L__BB4_99;
-$L__BB4_100:
-	add.s32 	%r2637, %r3, -1;
-	@%p372 bra 	$L__BB4_102;
-	setp.lt.u32 	%p60, %r2644, %r352;
-	setp.lt.u32 	%p61, %r2637, %r353;
-	and.pred  	%p62, %p60, %p61;
-	mov.u16 	%rs114, 0;
-	mov.u32 	%r2638, %r2644;
-	@%p62 bra 	$L__BB4_103;
-	bra.uni 	$L__BB4_105;
-$L__BB4_99:
-	add.s64 	%rd442, %rd46, %rd433;
-	bra.uni 	$L__BB4_104;
-$L__BB4_102:
-	min.s32 	%r370, %r2637, %r10;
-	setp.gt.s32 	%p63, %r3, 0;
-	selp.b32 	%r2637, %r370, 0, %p63;
-	mov.u32 	%r2638, %r169;
-$L__BB4_103:
-	mad.lo.s32 	%r371, %r2637, %r354, %r2638;
-	cvt.u64.u32 	%rd173, %r371;
-	add.s64 	%rd442, %rd166, %rd173;
-$L__BB4_104:
-	ld.global.nc.u8 	%rs114, [%rd442];
-$L__BB4_105:
-	shl.b32 	%r2572, %r354, 1;
-	@%p1 bra 	$L__BB4_107;
-	bra.uni 	$L__BB4_106;
-$L__BB4_107:
-	@%p372 bra 	$L__BB4_109;
-	setp.lt.u32 	%p65, %r2644, %r352;
-	setp.lt.u32 	%p66, %r3, %r353;
-	and.pred  	%p67, %p65, %p66;
-	mov.u16 	%rs115, 0;
-	mov.u32 	%r2639, %r2711;
-	mov.u32 	%r2640, %r2644;
-	@%p67 bra 	$L__BB4_110;
-	bra.uni 	$L__BB4_112;
-$L__BB4_106:
-	cvt.s64.s32 	%rd174, %r2572;
-	add.s64 	%rd443, %rd46, %rd174;
-	bra.uni 	$L__BB4_111;
-$L__BB4_109:
-	setp.lt.s32 	%p68, %r3, 0;
-	min.s32 	%r373, %r3, %r10;
-	selp.b32 	%r374, 0, %r373, %p68;
-	mul.lo.s32 	%r2639, %r374, %r354;
-	mov.u32 	%r2640, %r169;
-$L__BB4_110:
-	add.s32 	%r375, %r2640, %r2639;
-	cvt.u64.u32 	%rd175, %r375;
-	add.s64 	%rd443, %rd166, %rd175;
-$L__BB4_111:
-	ld.global.nc.u8 	%rs115, [%rd443];
-$L__BB4_112:
-	mul.lo.s32 	%r2573, %r354, 3;
-	@%p1 bra 	$L__BB4_114;
-	bra.uni 	$L__BB4_113;
-$L__BB4_114:
-	add.s32 	%r2641, %r3, 1;
-	@%p372 bra 	$L__BB4_116;
-	setp.lt.u32 	%p70, %r2644, %r352;
-	setp.lt.u32 	%p71, %r2641, %r353;
-	and.pred  	%p72, %p70, %p71;
-	mov.u16 	%rs116, 0;
-	mov.u32 	%r2642, %r2644;
-	@%p72 bra 	$L__BB4_117;
-	bra.uni 	$L__BB4_119;
-$L__BB4_113:
-	cvt.s64.s32 	%rd176, %r2573;
-	add.s64 	%rd444, %rd46, %rd176;
-	bra.uni 	$L__BB4_118;
-$L__BB4_116:
-	setp.lt.s32 	%p73, %r3, -1;
-	min.s32 	%r377, %r2641, %r10;
-	selp.b32 	%r2641, 0, %r377, %p73;
-	mov.u32 	%r2642, %r169;
-$L__BB4_117:
-	mad.lo.s32 	%r378, %r2641, %r354, %r2642;
-	cvt.u64.u32 	%rd177, %r378;
-	add.s64 	%rd444, %rd166, %rd177;
-$L__BB4_118:
-	ld.global.nc.u8 	%rs116, [%rd444];
-$L__BB4_119:
-	shl.b32 	%r2574, %r354, 2;
-	@%p1 bra 	$L__BB4_121;
-	bra.uni 	$L__BB4_120;
-$L__BB4_121:
-	@%p372 bra 	$L__BB4_123;
-	setp.lt.u32 	%p75, %r2644, %r352;
-	setp.lt.u32 	%p76, %r6, %r353;
-	and.pred  	%p77, %p75, %p76;
-	mov.u16 	%rs117, 0;
-	mov.u32 	%r2643, %r6;
-	@%p77 bra 	$L__BB4_124;
-	bra.uni 	$L__BB4_126;
-$L__BB4_120:
-	cvt.s64.s32 	%rd178, %r2574;
-	add.s64 	%rd445, %rd46, %rd178;
-	bra.uni 	$L__BB4_125;
-$L__BB4_123:
-	setp.lt.s32 	%p78, %r3, -2;
-	min.s32 	%r380, %r6, %r10;
-	selp.b32 	%r2643, 0, %r380, %p78;
-	mov.u32 	%r2644, %r169;
-$L__BB4_124:
-	mad.lo.s32 	%r381, %r2643, %r354, %r2644;
-	cvt.u64.u32 	%rd179, %r381;
-	add.s64 	%rd445, %rd166, %rd179;
-$L__BB4_125:
-	ld.global.nc.u8 	%rs117, [%rd445];
-$L__BB4_126:
-	add.s32 	%r2654, %r2, -1;
-	min.s32 	%r382, %r2654, %r9;
-	setp.gt.s32 	%p79, %r1, 0;
-	selp.b32 	%r188, %r382, 0, %p79;
-	@%p1 bra 	$L__BB4_128;
-	bra.uni 	$L__BB4_127;
-$L__BB4_128:
-	@%p372 bra 	$L__BB4_130;
-	setp.lt.u32 	%p81, %r2654, %r352;
-	setp.lt.u32 	%p82, %r7, %r353;
-	and.pred  	%p83, %p81, %p82;
-	mov.u16 	%rs118, 0;
-	mov.u32 	%r2645, %r7;
-	mov.u32 	%r2646, %r2654;
-	@%p83 bra 	$L__BB4_131;
-	bra.uni 	$L__BB4_133;
-$L__BB4_127:
-	add.s64 	%rd446, %rd46, 1;
-	bra.uni 	$L__BB4_132;
-$L__BB4_130:
-	min.s32 	%r383, %r7, %r10;
-	selp.b32 	%r2645, 0, %r383, %p50;
-	mov.u32 	%r2646, %r188;
-$L__BB4_131:
-	mad.lo.s32 	%r384, %r2645, %r354, %r2646;
-	cvt.u64.u32 	%rd180, %r384;
-	add.s64 	%rd446, %rd166, %rd180;
-$L__BB4_132:
-	ld.global.nc.u8 	%rs118, [%rd446];
-$L__BB4_133:
-	add.s64 	%rd434, %rd45, 1;
-	@%p1 bra 	$L__BB4_135;
-	bra.uni 	$L__BB4_134;
-$L__BB4_135:
-	add.s32 	%r2647, %r3, -1;
-	@%p372 bra 	$L__BB4_137;
-	setp.lt.u32 	%p86, %r2654, %r352;
-	setp.lt.u32 	%p87, %r2647, %r353;
-	and.pred  	%p88, %p86, %p87;
-	mov.u16 	%rs119, 0;
-	mov.u32 	%r2648, %r2654;
-	@%p88 bra 	$L__BB4_138;
-	bra.uni 	$L__BB4_140;
-$L__BB4_134:
-	cvta.global.u64 	%rd183, %rd434;
-	add.s64 	%rd447, %rd183, %rd433;
-	bra.uni 	$L__BB4_139;
-$L__BB4_137:
-	min.s32 	%r385, %r2647, %r10;
-	setp.gt.s32 	%p89, %r3, 0;
-	selp.b32 	%r2647, %r385, 0, %p89;
-	mov.u32 	%r2648, %r188;
-$L__BB4_138:
-	mad.lo.s32 	%r386, %r2647, %r354, %r2648;
-	cvt.u64.u32 	%rd184, %r386;
-	add.s64 	%rd447, %rd166, %rd184;
-$L__BB4_139:
-	ld.global.nc.u8 	%rs119, [%rd447];
-$L__BB4_140:
-	@%p1 bra 	$L__BB4_142;
-	bra.uni 	$L__BB4_141;
-$L__BB4_142:
-	@%p372 bra 	$L__BB4_144;
-	setp.lt.u32 	%p91, %r2654, %r352;
-	setp.lt.u32 	%p92, %r3, %r353;
-	and.pred  	%p93, %p91, %p92;
-	mov.u16 	%rs120, 0;
-	mov.u32 	%r2649, %r2711;
-	mov.u32 	%r2650, %r2654;
-	@%p93 bra 	$L__BB4_145;
-	bra.uni 	$L__BB4_147;
-$L__BB4_141:
-	cvt.s64.s32 	%rd185, %r2572;
-	cvta.global.u64 	%rd187, %rd434;
-	add.s64 	%rd448, %rd187, %rd185;
-	bra.uni 	$L__BB4_146;
-$L__BB4_144:
-	setp.lt.s32 	%p94, %r3, 0;
-	min.s32 	%r388, %r3, %r10;
-	selp.b32 	%r389, 0, %r388, %p94;
-	mul.lo.s32 	%r2649, %r389, %r354;
-	mov.u32 	%r2650, %r188;
-$L__BB4_145:
-	add.s32 	%r390, %r2650, %r2649;
-	cvt.u64.u32 	%rd188, %r390;
-	add.s64 	%rd448, %rd166, %rd188;
-$L__BB4_146:
-	ld.global.nc.u8 	%rs120, [%rd448];
-$L__BB4_147:
-	@%p1 bra 	$L__BB4_149;
-	bra.uni 	$L__BB4_148;
-$L__BB4_149:
-	add.s32 	%r2651, %r3, 1;
-	@%p372 bra 	$L__BB4_151;
-	setp.lt.u32 	%p96, %r2654, %r352;
-	setp.lt.u32 	%p97, %r2651, %r353;
-	and.pred  	%p98, %p96, %p97;
-	mov.u16 	%rs121, 0;
-	mov.u32 	%r2652, %r2654;
-	@%p98 bra 	$L__BB4_152;
-	bra.uni 	$L__BB4_154;
-$L__BB4_148:
-	cvt.s64.s32 	%rd189, %r2573;
-	cvta.global.u64 	%rd191, %rd434;
-	add.s64 	%rd449, %rd191, %rd189;
-	bra.uni 	$L__BB4_153;
-$L__BB4_151:
-	setp.lt.s32 	%p99, %r3, -1;
-	min.s32 	%r392, %r2651, %r10;
-	selp.b32 	%r2651, 0, %r392, %p99;
-	mov.u32 	%r2652, %r188;
-$L__BB4_152:
-	mad.lo.s32 	%r393, %r2651, %r354, %r2652;
-	cvt.u64.u32 	%rd192, %r393;
-	add.s64 	%rd449, %rd166, %rd192;
-$L__BB4_153:
-	ld.global.nc.u8 	%rs121, [%rd449];
-$L__BB4_154:
-	@%p1 bra 	$L__BB4_156;
-	bra.uni 	$L__BB4_155;
-$L__BB4_156:
-	@%p372 bra 	$L__BB4_158;
-	setp.lt.u32 	%p101, %r2654, %r352;
-	setp.lt.u32 	%p102, %r6, %r353;
-	and.pred  	%p103, %p101, %p102;
-	mov.u16 	%rs122, 0;
-	mov.u32 	%r2653, %r6;
-	@%p103 bra 	$L__BB4_159;
-	bra.uni 	$L__BB4_161;
-$L__BB4_155:
-	cvt.s64.s32 	%rd193, %r2574;
-	cvta.global.u64 	%rd195, %rd434;
-	add.s64 	%rd450, %rd195, %rd193;
-	bra.uni 	$L__BB4_160;
-$L__BB4_158:
-	setp.lt.s32 	%p104, %r3, -2;
-	min.s32 	%r395, %r6, %r10;
-	selp.b32 	%r2653, 0, %r395, %p104;
-	mov.u32 	%r2654, %r188;
-$L__BB4_159:
-	mad.lo.s32 	%r396, %r2653, %r354, %r2654;
-	cvt.u64.u32 	%rd196, %r396;
-	add.s64 	%rd450, %rd166, %rd196;
-$L__BB4_160:
-	ld.global.nc.u8 	%rs122, [%rd450];
-$L__BB4_161:
-	setp.lt.s32 	%p105, %r1, 0;
-	min.s32 	%r397, %r2, %r9;
-	selp.b32 	%r2664, 0, %r397, %p105;
-	@%p1 bra 	$L__BB4_163;
-	bra.uni 	$L__BB4_162;
-$L__BB4_163:
-	@%p372 bra 	$L__BB4_165;
-	setp.lt.u32 	%p107, %r2, %r352;
-	setp.lt.u32 	%p108, %r7, %r353;
-	and.pred  	%p109, %p107, %p108;
-	mov.u16 	%rs123, 0;
-	mov.u32 	%r2655, %r7;
-	mov.u32 	%r2656, %r2;
-	@%p109 bra 	$L__BB4_166;
-	bra.uni 	$L__BB4_168;
-$L__BB4_162:
-	add.s64 	%rd451, %rd46, 2;
-	bra.uni 	$L__BB4_167;
-$L__BB4_165:
-	min.s32 	%r398, %r7, %r10;
-	selp.b32 	%r2655, 0, %r398, %p50;
-	mov.u32 	%r2656, %r2664;
-$L__BB4_166:
-	mad.lo.s32 	%r399, %r2655, %r354, %r2656;
-	cvt.u64.u32 	%rd197, %r399;
-	add.s64 	%rd451, %rd166, %rd197;
-$L__BB4_167:
-	ld.global.nc.u8 	%rs123, [%rd451];
-$L__BB4_168:
-	add.s64 	%rd435, %rd45, 2;
-	@%p1 bra 	$L__BB4_170;
-	bra.uni 	$L__BB4_169;
-$L__BB4_170:
-	add.s32 	%r2657, %r3, -1;
-	@%p372 bra 	$L__BB4_172;
-	setp.lt.u32 	%p112, %r2, %r352;
-	setp.lt.u32 	%p113, %r2657, %r353;
-	and.pred  	%p114, %p112, %p113;
-	mov.u16 	%rs124, 0;
-	mov.u32 	%r2658, %r2;
-	@%p114 bra 	$L__BB4_173;
-	bra.uni 	$L__BB4_175;
-$L__BB4_169:
-	cvta.global.u64 	%rd200, %rd435;
-	add.s64 	%rd452, %rd200, %rd433;
-	bra.uni 	$L__BB4_174;
-$L__BB4_172:
-	min.s32 	%r400, %r2657, %r10;
-	setp.gt.s32 	%p115, %r3, 0;
-	selp.b32 	%r2657, %r400, 0, %p115;
-	mov.u32 	%r2658, %r2664;
-$L__BB4_173:
-	mad.lo.s32 	%r401, %r2657, %r354, %r2658;
-	cvt.u64.u32 	%rd201, %r401;
-	add.s64 	%rd452, %rd166, %rd201;
-$L__BB4_174:
-	ld.global.nc.u8 	%rs124, [%rd452];
-$L__BB4_175:
-	@%p1 bra 	$L__BB4_177;
-	bra.uni 	$L__BB4_176;
-$L__BB4_177:
-	@%p372 bra 	$L__BB4_179;
-	setp.lt.u32 	%p117, %r2, %r352;
-	setp.lt.u32 	%p118, %r3, %r353;
-	and.pred  	%p119, %p117, %p118;
-	mov.u16 	%rs125, 0;
-	mov.u32 	%r2659, %r2711;
-	mov.u32 	%r2660, %r2;
-	@%p119 bra 	$L__BB4_180;
-	bra.uni 	$L__BB4_182;
-$L__BB4_176:
-	cvt.s64.s32 	%rd202, %r2572;
-	cvta.global.u64 	%rd204, %rd435;
-	add.s64 	%rd453, %rd204, %rd202;
-	bra.uni 	$L__BB4_181;
-$L__BB4_179:
-	setp.lt.s32 	%p120, %r3, 0;
-	min.s32 	%r403, %r3, %r10;
-	selp.b32 	%r404, 0, %r403, %p120;
-	mul.lo.s32 	%r2659, %r404, %r354;
-	mov.u32 	%r2660, %r2664;
-$L__BB4_180:
-	add.s32 	%r405, %r2660, %r2659;
-	cvt.u64.u32 	%rd205, %r405;
-	add.s64 	%rd453, %rd166, %rd205;
-$L__BB4_181:
-	ld.global.nc.u8 	%rs125, [%rd453];
-$L__BB4_182:
-	@%p1 bra 	$L__BB4_184;
-	bra.uni 	$L__BB4_183;
-$L__BB4_184:
-	add.s32 	%r2661, %r3, 1;
-	@%p372 bra 	$L__BB4_186;
-	setp.lt.u32 	%p122, %r2, %r352;
-	setp.lt.u32 	%p123, %r2661, %r353;
-	and.pred  	%p124, %p122, %p123;
-	mov.u16 	%rs126, 0;
-	mov.u32 	%r2662, %r2;
-	@%p124 bra 	$L__BB4_187;
-	bra.uni 	$L__BB4_189;
-$L__BB4_183:
-	cvt.s64.s32 	%rd206, %r2573;
-	cvta.global.u64 	%rd208, %rd435;
-	add.s64 	%rd454, %rd208, %rd206;
-	bra.uni 	$L__BB4_188;
-$L__BB4_186:
-	setp.lt.s32 	%p125, %r3, -1;
-	min.s32 	%r407, %r2661, %r10;
-	selp.b32 	%r2661, 0, %r407, %p125;
-	mov.u32 	%r2662, %r2664;
-$L__BB4_187:
-	mad.lo.s32 	%r408, %r2661, %r354, %r2662;
-	cvt.u64.u32 	%rd209, %r408;
-	add.s64 	%rd454, %rd166, %rd209;
-$L__BB4_188:
-	ld.global.nc.u8 	%rs126, [%rd454];
-$L__BB4_189:
-	@%p1 bra 	$L__BB4_191;
-	bra.uni 	$L__BB4_190;
-$L__BB4_191:
-	@%p372 bra 	$L__BB4_193;
-	setp.lt.u32 	%p127, %r2, %r352;
-	setp.lt.u32 	%p128, %r6, %r353;
-	and.pred  	%p129, %p127, %p128;
-	mov.u16 	%rs127, 0;
-	mov.u32 	%r2663, %r6;
-	mov.u32 	%r2664, %r2;
-	@%p129 bra 	$L__BB4_194;
-	bra.uni 	$L__BB4_196;
-$L__BB4_190:
-	cvt.s64.s32 	%rd210, %r2574;
-	cvta.global.u64 	%rd212, %rd435;
-	add.s64 	%rd455, %rd212, %rd210;
-	bra.uni 	$L__BB4_195;
-$L__BB4_193:
-	setp.lt.s32 	%p130, %r3, -2;
-	min.s32 	%r410, %r6, %r10;
-	selp.b32 	%r2663, 0, %r410, %p130;
-$L__BB4_194:
-	mad.lo.s32 	%r411, %r2663, %r354, %r2664;
-	cvt.u64.u32 	%rd213, %r411;
-	add.s64 	%rd455, %rd166, %rd213;
-$L__BB4_195:
-	ld.global.nc.u8 	%rs127, [%rd455];
-$L__BB4_196:
-	or.b32  	%r224, %r2, 1;
-	min.s32 	%r412, %r224, %r9;
-	selp.b32 	%r2674, 0, %r412, %p105;
-	@%p1 bra 	$L__BB4_198;
-	bra.uni 	$L__BB4_197;
-$L__BB4_198:
-	@%p372 bra 	$L__BB4_200;
-	setp.lt.u32 	%p133, %r224, %r352;
-	setp.lt.u32 	%p134, %r7, %r353;
-	and.pred  	%p135, %p133, %p134;
-	mov.u16 	%rs128, 0;
-	mov.u32 	%r2665, %r7;
-	mov.u32 	%r2666, %r224;
-	@%p135 bra 	$L__BB4_201;
-	bra.uni 	$L__BB4_203;
-$L__BB4_197:
-	add.s64 	%rd456, %rd46, 3;
-	bra.uni 	$L__BB4_202;
-$L__BB4_200:
-	min.s32 	%r413, %r7, %r10;
-	selp.b32 	%r2665, 0, %r413, %p50;
-	mov.u32 	%r2666, %r2674;
-$L__BB4_201:
-	mad.lo.s32 	%r414, %r2665, %r354, %r2666;
-	cvt.u64.u32 	%rd214, %r414;
-	add.s64 	%rd456, %rd166, %rd214;
-$L__BB4_202:
-	ld.global.nc.u8 	%rs128, [%rd456];
-$L__BB4_203:
-	add.s64 	%rd436, %rd45, 3;
-	@%p1 bra 	$L__BB4_205;
-	bra.uni 	$L__BB4_204;
-$L__BB4_205:
-	add.s32 	%r2667, %r3, -1;
-	@%p372 bra 	$L__BB4_207;
-	setp.lt.u32 	%p138, %r224, %r352;
-	setp.lt.u32 	%p139, %r2667, %r353;
-	and.pred  	%p140, %p138, %p139;
-	mov.u16 	%rs129, 0;
-	mov.u32 	%r2668, %r224;
-	@%p140 bra 	$L__BB4_208;
-	bra.uni 	$L__BB4_210;
-$L__BB4_204:
-	cvta.global.u64 	%rd217, %rd436;
-	add.s64 	%rd457, %rd217, %rd433;
-	bra.uni 	$L__BB4_209;
-$L__BB4_207:
-	min.s32 	%r415, %r2667, %r10;
-	setp.gt.s32 	%p141, %r3, 0;
-	selp.b32 	%r2667, %r415, 0, %p141;
-	mov.u32 	%r2668, %r2674;
-$L__BB4_208:
-	mad.lo.s32 	%r416, %r2667, %r354, %r2668;
-	cvt.u64.u32 	%rd218, %r416;
-	add.s64 	%rd457, %rd166, %rd218;
-$L__BB4_209:
-	ld.global.nc.u8 	%rs129, [%rd457];
-$L__BB4_210:
-	@%p1 bra 	$L__BB4_212;
-	bra.uni 	$L__BB4_211;
-$L__BB4_212:
-	@%p372 bra 	$L__BB4_214;
-	setp.lt.u32 	%p143, %r224, %r352;
-	setp.lt.u32 	%p144, %r3, %r353;
-	and.pred  	%p145, %p143, %p144;
-	mov.u16 	%rs130, 0;
-	mov.u32 	%r2669, %r2711;
-	mov.u32 	%r2670, %r224;
-	@%p145 bra 	$L__BB4_215;
-	bra.uni 	$L__BB4_217;
-$L__BB4_211:
-	cvt.s64.s32 	%rd219, %r2572;
-	cvta.global.u64 	%rd221, %rd436;
-	add.s64 	%rd458, %rd221, %rd219;
-	bra.uni 	$L__BB4_216;
-$L__BB4_214:
-	setp.lt.s32 	%p146, %r3, 0;
-	min.s32 	%r418, %r3, %r10;
-	selp.b32 	%r419, 0, %r418, %p146;
-	mul.lo.s32 	%r2669, %r419, %r354;
-	mov.u32 	%r2670, %r2674;
-$L__BB4_215:
-	add.s32 	%r420, %r2670, %r2669;
-	cvt.u64.u32 	%rd222, %r420;
-	add.s64 	%rd458, %rd166, %rd222;
-$L__BB4_216:
-	ld.global.nc.u8 	%rs130, [%rd458];
-$L__BB4_217:
-	@%p1 bra 	$L__BB4_219;
-	bra.uni 	$L__BB4_218;
-$L__BB4_219:
-	add.s32 	%r2671, %r3, 1;
-	@%p372 bra 	$L__BB4_221;
-	setp.lt.u32 	%p148, %r224, %r352;
-	setp.lt.u32 	%p149, %r2671, %r353;
-	and.pred  	%p150, %p148, %p149;
-	mov.u16 	%rs131, 0;
-	mov.u32 	%r2672, %r224;
-	@%p150 bra 	$L__BB4_222;
-	bra.uni 	$L__BB4_224;
-$L__BB4_218:
-	cvt.s64.s32 	%rd223, %r2573;
-	cvta.global.u64 	%rd225, %rd436;
-	add.s64 	%rd459, %rd225, %rd223;
-	bra.uni 	$L__BB4_223;
-$L__BB4_221:
-	setp.lt.s32 	%p151, %r3, -1;
-	min.s32 	%r422, %r2671, %r10;
-	selp.b32 	%r2671, 0, %r422, %p151;
-	mov.u32 	%r2672, %r2674;
-$L__BB4_222:
-	mad.lo.s32 	%r423, %r2671, %r354, %r2672;
-	cvt.u64.u32 	%rd226, %r423;
-	add.s64 	%rd459, %rd166, %rd226;
-$L__BB4_223:
-	ld.global.nc.u8 	%rs131, [%rd459];
-$L__BB4_224:
-	@%p1 bra 	$L__BB4_226;
-	bra.uni 	$L__BB4_225;
-$L__BB4_226:
-	@%p372 bra 	$L__BB4_228;
-	setp.lt.u32 	%p153, %r224, %r352;
-	setp.lt.u32 	%p154, %r6, %r353;
-	and.pred  	%p155, %p153, %p154;
-	mov.u16 	%rs132, 0;
-	mov.u32 	%r2673, %r6;
-	mov.u32 	%r2674, %r224;
-	@%p155 bra 	$L__BB4_229;
-	bra.uni 	$L__BB4_231;
-$L__BB4_225:
-	cvt.s64.s32 	%rd227, %r2574;
-	cvta.global.u64 	%rd229, %rd436;
-	add.s64 	%rd460, %rd229, %rd227;
-	bra.uni 	$L__BB4_230;
-$L__BB4_228:
-	setp.lt.s32 	%p156, %r3, -2;
-	min.s32 	%r425, %r6, %r10;
-	selp.b32 	%r2673, 0, %r425, %p156;
-$L__BB4_229:
-	mad.lo.s32 	%r426, %r2673, %r354, %r2674;
-	cvt.u64.u32 	%rd230, %r426;
-	add.s64 	%rd460, %rd166, %rd230;
-$L__BB4_230:
-	ld.global.nc.u8 	%rs132, [%rd460];
-$L__BB4_231:
-	or.b32  	%r243, %r2, 2;
-	min.s32 	%r427, %r243, %r9;
-	selp.b32 	%r2684, 0, %r427, %p105;
-	@%p1 bra 	$L__BB4_233;
-	bra.uni 	$L__BB4_232;
-$L__BB4_233:
-	@%p372 bra 	$L__BB4_235;
-	setp.lt.u32 	%p159, %r243, %r352;
-	setp.lt.u32 	%p160, %r7, %r353;
-	and.pred  	%p161, %p159, %p160;
-	mov.u16 	%rs133, 0;
-	mov.u32 	%r2675, %r7;
-	mov.u32 	%r2676, %r243;
-	@%p161 bra 	$L__BB4_236;
-	bra.uni 	$L__BB4_238;
-$L__BB4_232:
-	add.s64 	%rd461, %rd46, 4;
-	bra.uni 	$L__BB4_237;
-$L__BB4_235:
-	min.s32 	%r428, %r7, %r10;
-	selp.b32 	%r2675, 0, %r428, %p50;
-	mov.u32 	%r2676, %r2684;
-$L__BB4_236:
-	mad.lo.s32 	%r429, %r2675, %r354, %r2676;
-	cvt.u64.u32 	%rd231, %r429;
-	add.s64 	%rd461, %rd166, %rd231;
-$L__BB4_237:
-	ld.global.nc.u8 	%rs133, [%rd461];
-$L__BB4_238:
-	add.s64 	%rd437, %rd45, 4;
-	@%p1 bra 	$L__BB4_240;
-	bra.uni 	$L__BB4_239;
-$L__BB4_240:
-	add.s32 	%r2677, %r3, -1;
-	@%p372 bra 	$L__BB4_242;
-	setp.lt.u32 	%p164, %r243, %r352;
-	setp.lt.u32 	%p165, %r2677, %r353;
-	and.pred  	%p166, %p164, %p165;
-	mov.u16 	%rs134, 0;
-	mov.u32 	%r2678, %r243;
-	@%p166 bra 	$L__BB4_243;
-	bra.uni 	$L__BB4_245;
-$L__BB4_239:
-	cvta.global.u64 	%rd234, %rd437;
-	add.s64 	%rd462, %rd234, %rd433;
-	bra.uni 	$L__BB4_244;
-$L__BB4_242:
-	min.s32 	%r430, %r2677, %r10;
-	setp.gt.s32 	%p167, %r3, 0;
-	selp.b32 	%r2677, %r430, 0, %p167;
-	mov.u32 	%r2678, %r2684;
-$L__BB4_243:
-	mad.lo.s32 	%r431, %r2677, %r354, %r2678;
-	cvt.u64.u32 	%rd235, %r431;
-	add.s64 	%rd462, %rd166, %rd235;
-$L__BB4_244:
-	ld.global.nc.u8 	%rs134, [%rd462];
-$L__BB4_245:
-	@%p1 bra 	$L__BB4_247;
-	bra.uni 	$L__BB4_246;
-$L__BB4_247:
-	@%p372 bra 	$L__BB4_249;
-	setp.lt.u32 	%p169, %r243, %r352;
-	setp.lt.u32 	%p170, %r3, %r353;
-	and.pred  	%p171, %p169, %p170;
-	mov.u16 	%rs135, 0;
-	mov.u32 	%r2679, %r2711;
-	mov.u32 	%r2680, %r243;
-	@%p171 bra 	$L__BB4_250;
-	bra.uni 	$L__BB4_252;
-$L__BB4_246:
-	cvt.s64.s32 	%rd236, %r2572;
-	cvta.global.u64 	%rd238, %rd437;
-	add.s64 	%rd463, %rd238, %rd236;
-	bra.uni 	$L__BB4_251;
-$L__BB4_249:
-	setp.lt.s32 	%p172, %r3, 0;
-	min.s32 	%r433, %r3, %r10;
-	selp.b32 	%r434, 0, %r433, %p172;
-	mul.lo.s32 	%r2679, %r434, %r354;
-	mov.u32 	%r2680, %r2684;
-$L__BB4_250:
-	add.s32 	%r435, %r2680, %r2679;
-	cvt.u64.u32 	%rd239, %r435;
-	add.s64 	%rd463, %rd166, %rd239;
-$L__BB4_251:
-	ld.global.nc.u8 	%rs135, [%rd463];
-$L__BB4_252:
-	@%p1 bra 	$L__BB4_254;
-	bra.uni 	$L__BB4_253;
-$L__BB4_254:
-	add.s32 	%r2681, %r3, 1;
-	@%p372 bra 	$L__BB4_256;
-	setp.lt.u32 	%p174, %r243, %r352;
-	setp.lt.u32 	%p175, %r2681, %r353;
-	and.pred  	%p176, %p174, %p175;
-	mov.u16 	%rs136, 0;
-	mov.u32 	%r2682, %r243;
-	@%p176 bra 	$L__BB4_257;
-	bra.uni 	$L__BB4_259;
-$L__BB4_253:
-	cvt.s64.s32 	%rd240, %r2573;
-	cvta.global.u64 	%rd242, %rd437;
-	add.s64 	%rd464, %rd242, %rd240;
-	bra.uni 	$L__BB4_258;
-$L__BB4_256:
-	setp.lt.s32 	%p177, %r3, -1;
-	min.s32 	%r437, %r2681, %r10;
-	selp.b32 	%r2681, 0, %r437, %p177;
-	mov.u32 	%r2682, %r2684;
-$L__BB4_257:
-	mad.lo.s32 	%r438, %r2681, %r354, %r2682;
-	cvt.u64.u32 	%rd243, %r438;
-	add.s64 	%rd464, %rd166, %rd243;
-$L__BB4_258:
-	ld.global.nc.u8 	%rs136, [%rd464];
-$L__BB4_259:
-	@%p1 bra 	$L__BB4_261;
-	bra.uni 	$L__BB4_260;
-$L__BB4_261:
-	@%p372 bra 	$L__BB4_263;
-	setp.lt.u32 	%p179, %r243, %r352;
-	setp.lt.u32 	%p180, %r6, %r353;
-	and.pred  	%p181, %p179, %p180;
-	mov.u16 	%rs137, 0;
-	mov.u32 	%r2683, %r6;
-	mov.u32 	%r2684, %r243;
-	@%p181 bra 	$L__BB4_264;
-	bra.uni 	$L__BB4_266;
-$L__BB4_260:
-	cvt.s64.s32 	%rd244, %r2574;
-	cvta.global.u64 	%rd246, %rd437;
-	add.s64 	%rd465, %rd246, %rd244;
-	bra.uni 	$L__BB4_265;
-$L__BB4_263:
-	setp.lt.s32 	%p182, %r3, -2;
-	min.s32 	%r440, %r6, %r10;
-	selp.b32 	%r2683, 0, %r440, %p182;
-$L__BB4_264:
-	mad.lo.s32 	%r441, %r2683, %r354, %r2684;
-	cvt.u64.u32 	%rd247, %r441;
-	add.s64 	%rd465, %rd166, %rd247;
-$L__BB4_265:
-	ld.global.nc.u8 	%rs137, [%rd465];
-$L__BB4_266:
-	or.b32  	%r262, %r2, 3;
-	min.s32 	%r442, %r262, %r9;
-	selp.b32 	%r2694, 0, %r442, %p105;
-	@%p1 bra 	$L__BB4_268;
-	bra.uni 	$L__BB4_267;
-$L__BB4_268:
-	@%p372 bra 	$L__BB4_270;
-	setp.lt.u32 	%p185, %r262, %r352;
-	setp.lt.u32 	%p186, %r7, %r353;
-	and.pred  	%p187, %p185, %p186;
-	mov.u16 	%rs138, 0;
-	mov.u32 	%r2685, %r7;
-	mov.u32 	%r2686, %r262;
-	@%p187 bra 	$L__BB4_271;
-	bra.uni 	$L__BB4_273;
-$L__BB4_267:
-	add.s64 	%rd466, %rd46, 5;
-	bra.uni 	$L__BB4_272;
-$L__BB4_270:
-	min.s32 	%r443, %r7, %r10;
-	selp.b32 	%r2685, 0, %r443, %p50;
-	mov.u32 	%r2686, %r2694;
-$L__BB4_271:
-	mad.lo.s32 	%r444, %r2685, %r354, %r2686;
-	cvt.u64.u32 	%rd248, %r444;
-	add.s64 	%rd466, %rd166, %rd248;
-$L__BB4_272:
-	ld.global.nc.u8 	%rs138, [%rd466];
-$L__BB4_273:
-	add.s64 	%rd438, %rd45, 5;
-	@%p1 bra 	$L__BB4_275;
-	bra.uni 	$L__BB4_274;
-$L__BB4_275:
-	add.s32 	%r2687, %r3, -1;
-	@%p372 bra 	$L__BB4_277;
-	setp.lt.u32 	%p190, %r262, %r352;
-	setp.lt.u32 	%p191, %r2687, %r353;
-	and.pred  	%p192, %p190, %p191;
-	mov.u16 	%rs139, 0;
-	mov.u32 	%r2688, %r262;
-	@%p192 bra 	$L__BB4_278;
-	bra.uni 	$L__BB4_280;
-$L__BB4_274:
-	cvta.global.u64 	%rd251, %rd438;
-	add.s64 	%rd467, %rd251, %rd433;
-	bra.uni 	$L__BB4_279;
-$L__BB4_277:
-	min.s32 	%r445, %r2687, %r10;
-	setp.gt.s32 	%p193, %r3, 0;
-	selp.b32 	%r2687, %r445, 0, %p193;
-	mov.u32 	%r2688, %r2694;
-$L__BB4_278:
-	mad.lo.s32 	%r446, %r2687, %r354, %r2688;
-	cvt.u64.u32 	%rd252, %r446;
-	add.s64 	%rd467, %rd166, %rd252;
-$L__BB4_279:
-	ld.global.nc.u8 	%rs139, [%rd467];
-$L__BB4_280:
-	@%p1 bra 	$L__BB4_282;
-	bra.uni 	$L__BB4_281;
-$L__BB4_282:
-	@%p372 bra 	$L__BB4_284;
-	setp.lt.u32 	%p195, %r262, %r352;
-	setp.lt.u32 	%p196, %r3, %r353;
-	and.pred  	%p197, %p195, %p196;
-	mov.u16 	%rs140, 0;
-	mov.u32 	%r2689, %r2711;
-	mov.u32 	%r2690, %r262;
-	@%p197 bra 	$L__BB4_285;
-	bra.uni 	$L__BB4_287;
-$L__BB4_281:
-	cvt.s64.s32 	%rd253, %r2572;
-	cvta.global.u64 	%rd255, %rd438;
-	add.s64 	%rd468, %rd255, %rd253;
-	bra.uni 	$L__BB4_286;
-$L__BB4_284:
-	setp.lt.s32 	%p198, %r3, 0;
-	min.s32 	%r448, %r3, %r10;
-	selp.b32 	%r449, 0, %r448, %p198;
-	mul.lo.s32 	%r2689, %r449, %r354;
-	mov.u32 	%r2690, %r2694;
-$L__BB4_285:
-	add.s32 	%r450, %r2690, %r2689;
-	cvt.u64.u32 	%rd256, %r450;
-	add.s64 	%rd468, %rd166, %rd256;
-$L__BB4_286:
-	ld.global.nc.u8 	%rs140, [%rd468];
-$L__BB4_287:
-	@%p1 bra 	$L__BB4_289;
-	bra.uni 	$L__BB4_288;
-$L__BB4_289:
-	add.s32 	%r2691, %r3, 1;
-	@%p372 bra 	$L__BB4_291;
-	setp.lt.u32 	%p200, %r262, %r352;
-	setp.lt.u32 	%p201, %r2691, %r353;
-	and.pred  	%p202, %p200, %p201;
-	mov.u16 	%rs141, 0;
-	mov.u32 	%r2692, %r262;
-	@%p202 bra 	$L__BB4_292;
-	bra.uni 	$L__BB4_294;
-$L__BB4_288:
-	cvt.s64.s32 	%rd257, %r2573;
-	cvta.global.u64 	%rd259, %rd438;
-	add.s64 	%rd469, %rd259, %rd257;
-	bra.uni 	$L__BB4_293;
-$L__BB4_291:
-	setp.lt.s32 	%p203, %r3, -1;
-	min.s32 	%r452, %r2691, %r10;
-	selp.b32 	%r2691, 0, %r452, %p203;
-	mov.u32 	%r2692, %r2694;
-$L__BB4_292:
-	mad.lo.s32 	%r453, %r2691, %r354, %r2692;
-	cvt.u64.u32 	%rd260, %r453;
-	add.s64 	%rd469, %rd166, %rd260;
-$L__BB4_293:
-	ld.global.nc.u8 	%rs141, [%rd469];
-$L__BB4_294:
-	@%p1 bra 	$L__BB4_296;
-	bra.uni 	$L__BB4_295;
-$L__BB4_296:
-	@%p372 bra 	$L__BB4_298;
-	setp.lt.u32 	%p205, %r262, %r352;
-	setp.lt.u32 	%p206, %r6, %r353;
-	and.pred  	%p207, %p205, %p206;
-	mov.u16 	%rs142, 0;
-	mov.u32 	%r2693, %r6;
-	mov.u32 	%r2694, %r262;
-	@%p207 bra 	$L__BB4_299;
-	bra.uni 	$L__BB4_301;
-$L__BB4_295:
-	cvt.s64.s32 	%rd261, %r2574;
-	cvta.global.u64 	%rd263, %rd438;
-	add.s64 	%rd470, %rd263, %rd261;
-	bra.uni 	$L__BB4_300;
-$L__BB4_298:
-	setp.lt.s32 	%p208, %r3, -2;
-	min.s32 	%r455, %r6, %r10;
-	selp.b32 	%r2693, 0, %r455, %p208;
-$L__BB4_299:
-	mad.lo.s32 	%r456, %r2693, %r354, %r2694;
-	cvt.u64.u32 	%rd264, %r456;
-	add.s64 	%rd470, %rd166, %rd264;
-$L__BB4_300:
-	ld.global.nc.u8 	%rs142, [%rd470];
-$L__BB4_301:
-	add.s32 	%r2704, %r2, 4;
-	setp.lt.s32 	%p209, %r1, -1;
-	min.s32 	%r457, %r2704, %r9;
-	selp.b32 	%r282, 0, %r457, %p209;
-	@%p1 bra 	$L__BB4_303;
-	bra.uni 	$L__BB4_302;
-$L__BB4_303:
-	@%p372 bra 	$L__BB4_305;
-	setp.lt.u32 	%p211, %r2704, %r352;
-	setp.lt.u32 	%p212, %r7, %r353;
-	and.pred  	%p213, %p211, %p212;
-	mov.u16 	%rs143, 0;
-	mov.u32 	%r2695, %r7;
-	mov.u32 	%r2696, %r2704;
-	@%p213 bra 	$L__BB4_306;
-	bra.uni 	$L__BB4_308;
-$L__BB4_302:
-	add.s64 	%rd471, %rd46, 6;
-	bra.uni 	$L__BB4_307;
-$L__BB4_305:
-	min.s32 	%r458, %r7, %r10;
-	selp.b32 	%r2695, 0, %r458, %p50;
-	mov.u32 	%r2696, %r282;
-$L__BB4_306:
-	mad.lo.s32 	%r459, %r2695, %r354, %r2696;
-	cvt.u64.u32 	%rd265, %r459;
-	add.s64 	%rd471, %rd166, %rd265;
-$L__BB4_307:
-	ld.global.nc.u8 	%rs143, [%rd471];
-$L__BB4_308:
-	add.s64 	%rd439, %rd45, 6;
-	@%p1 bra 	$L__BB4_310;
-	bra.uni 	$L__BB4_309;
-$L__BB4_310:
-	add.s32 	%r2697, %r3, -1;
-	@%p372 bra 	$L__BB4_312;
-	setp.lt.u32 	%p216, %r2704, %r352;
-	setp.lt.u32 	%p217, %r2697, %r353;
-	and.pred  	%p218, %p216, %p217;
-	mov.u16 	%rs144, 0;
-	mov.u32 	%r2698, %r2704;
-	@%p218 bra 	$L__BB4_313;
-	bra.uni 	$L__BB4_315;
-$L__BB4_309:
-	cvta.global.u64 	%rd268, %rd439;
-	add.s64 	%rd472, %rd268, %rd433;
-	bra.uni 	$L__BB4_314;
-$L__BB4_312:
-	min.s32 	%r460, %r2697, %r10;
-	setp.gt.s32 	%p219, %r3, 0;
-	selp.b32 	%r2697, %r460, 0, %p219;
-	mov.u32 	%r2698, %r282;
-$L__BB4_313:
-	mad.lo.s32 	%r461, %r2697, %r354, %r2698;
-	cvt.u64.u32 	%rd269, %r461;
-	add.s64 	%rd472, %rd166, %rd269;
-$L__BB4_314:
-	ld.global.nc.u8 	%rs144, [%rd472];
-$L__BB4_315:
-	@%p1 bra 	$L__BB4_317;
-	bra.uni 	$L__BB4_316;
-$L__BB4_317:
-	@%p372 bra 	$L__BB4_319;
-	setp.lt.u32 	%p221, %r2704, %r352;
-	setp.lt.u32 	%p222, %r3, %r353;
-	and.pred  	%p223, %p221, %p222;
-	mov.u16 	%rs145, 0;
-	mov.u32 	%r2699, %r2711;
-	mov.u32 	%r2700, %r2704;
-	@%p223 bra 	$L__BB4_320;
-	bra.uni 	$L__BB4_322;
-$L__BB4_316:
-	cvt.s64.s32 	%rd270, %r2572;
-	cvta.global.u64 	%rd272, %rd439;
-	add.s64 	%rd473, %rd272, %rd270;
-	bra.uni 	$L__BB4_321;
-$L__BB4_319:
-	setp.lt.s32 	%p224, %r3, 0;
-	min.s32 	%r463, %r3, %r10;
-	selp.b32 	%r464, 0, %r463, %p224;
-	mul.lo.s32 	%r2699, %r464, %r354;
-	mov.u32 	%r2700, %r282;
-$L__BB4_320:
-	add.s32 	%r465, %r2700, %r2699;
-	cvt.u64.u32 	%rd273, %r465;
-	add.s64 	%rd473, %rd166, %rd273;
-$L__BB4_321:
-	ld.global.nc.u8 	%rs145, [%rd473];
-$L__BB4_322:
-	@%p1 bra 	$L__BB4_324;
-	bra.uni 	$L__BB4_323;
-$L__BB4_324:
-	add.s32 	%r2701, %r3, 1;
-	@%p372 bra 	$L__BB4_326;
-	setp.lt.u32 	%p226, %r2704, %r352;
-	setp.lt.u32 	%p227, %r2701, %r353;
-	and.pred  	%p228, %p226, %p227;
-	mov.u16 	%rs146, 0;
-	mov.u32 	%r2702, %r2704;
-	@%p228 bra 	$L__BB4_327;
-	bra.uni 	$L__BB4_329;
-$L__BB4_323:
-	cvt.s64.s32 	%rd274, %r2573;
-	cvta.global.u64 	%rd276, %rd439;
-	add.s64 	%rd474, %rd276, %rd274;
-	bra.uni 	$L__BB4_328;
-$L__BB4_326:
-	setp.lt.s32 	%p229, %r3, -1;
-	min.s32 	%r467, %r2701, %r10;
-	selp.b32 	%r2701, 0, %r467, %p229;
-	mov.u32 	%r2702, %r282;
-$L__BB4_327:
-	mad.lo.s32 	%r468, %r2701, %r354, %r2702;
-	cvt.u64.u32 	%rd277, %r468;
-	add.s64 	%rd474, %rd166, %rd277;
-$L__BB4_328:
-	ld.global.nc.u8 	%rs146, [%rd474];
-$L__BB4_329:
-	@%p1 bra 	$L__BB4_331;
-	bra.uni 	$L__BB4_330;
-$L__BB4_331:
-	@%p372 bra 	$L__BB4_333;
-	setp.lt.u32 	%p231, %r2704, %r352;
-	setp.lt.u32 	%p232, %r6, %r353;
-	and.pred  	%p233, %p231, %p232;
-	mov.u16 	%rs147, 0;
-	mov.u32 	%r2703, %r6;
-	@%p233 bra 	$L__BB4_334;
-	bra.uni 	$L__BB4_336;
-$L__BB4_330:
-	cvt.s64.s32 	%rd278, %r2574;
-	cvta.global.u64 	%rd280, %rd439;
-	add.s64 	%rd475, %rd280, %rd278;
-	bra.uni 	$L__BB4_335;
-$L__BB4_333:
-	setp.lt.s32 	%p234, %r3, -2;
-	min.s32 	%r470, %r6, %r10;
-	selp.b32 	%r2703, 0, %r470, %p234;
-	mov.u32 	%r2704, %r282;
-$L__BB4_334:
-	mad.lo.s32 	%r471, %r2703, %r354, %r2704;
-	cvt.u64.u32 	%rd281, %r471;
-	add.s64 	%rd475, %rd166, %rd281;
-$L__BB4_335:
-	ld.global.nc.u8 	%rs147, [%rd475];
-$L__BB4_336:
-	min.s32 	%r472, %r2718, %r9;
-	selp.b32 	%r300, 0, %r472, %p209;
-	@%p1 bra 	$L__BB4_338;
-	bra.uni 	$L__BB4_337;
-$L__BB4_338:
-	@%p372 bra 	$L__BB4_340;
-	setp.lt.u32 	%p237, %r2718, %r352;
-	setp.lt.u32 	%p238, %r7, %r353;
-	and.pred  	%p239, %p237, %p238;
-	mov.u32 	%r2707, 0;
-	mov.u32 	%r2706, %r2718;
-	@%p239 bra 	$L__BB4_341;
-	bra.uni 	$L__BB4_343;
-$L__BB4_337:
-	add.s64 	%rd476, %rd46, 7;
-	bra.uni 	$L__BB4_342;
-$L__BB4_340:
-	min.s32 	%r474, %r7, %r10;
-	selp.b32 	%r7, 0, %r474, %p50;
-	mov.u32 	%r2706, %r300;
-$L__BB4_341:
-	mad.lo.s32 	%r475, %r7, %r354, %r2706;
-	cvt.u64.u32 	%rd282, %r475;
-	add.s64 	%rd476, %rd166, %rd282;
-$L__BB4_342:
-	ld.global.nc.u8 	%rs108, [%rd476];
-	cvt.u32.u16 	%r476, %rs108;
-	and.b32  	%r2707, %r476, 255;
-$L__BB4_343:
-	add.s64 	%rd440, %rd45, 7;
-	@%p1 bra 	$L__BB4_345;
-	bra.uni 	$L__BB4_344;
-$L__BB4_345:
-	add.s32 	%r2708, %r3, -1;
-	@%p372 bra 	$L__BB4_347;
-	setp.lt.u32 	%p242, %r2718, %r352;
-	setp.lt.u32 	%p243, %r2708, %r353;
-	and.pred  	%p244, %p242, %p243;
-	mov.u32 	%r2710, 0;
-	mov.u32 	%r2709, %r2718;
-	@%p244 bra 	$L__BB4_348;
-	bra.uni 	$L__BB4_350;
-$L__BB4_344:
-	cvta.global.u64 	%rd285, %rd440;
-	add.s64 	%rd477, %rd285, %rd433;
-	bra.uni 	$L__BB4_349;
-$L__BB4_347:
-	min.s32 	%r478, %r2708, %r10;
-	setp.gt.s32 	%p245, %r3, 0;
-	selp.b32 	%r2708, %r478, 0, %p245;
-	mov.u32 	%r2709, %r300;
-$L__BB4_348:
-	mad.lo.s32 	%r479, %r2708, %r354, %r2709;
-	cvt.u64.u32 	%rd286, %r479;
-	add.s64 	%rd477, %rd166, %rd286;
-$L__BB4_349:
-	ld.global.nc.u8 	%rs109, [%rd477];
-	cvt.u32.u16 	%r480, %rs109;
-	and.b32  	%r2710, %r480, 255;
-$L__BB4_350:
-	@%p1 bra 	$L__BB4_352;
-	bra.uni 	$L__BB4_351;
-$L__BB4_352:
-	@%p372 bra 	$L__BB4_354;
-	setp.lt.u32 	%p247, %r2718, %r352;
-	setp.lt.u32 	%p248, %r3, %r353;
-	and.pred  	%p249, %p247, %p248;
-	mov.u32 	%r2713, 0;
-	mov.u32 	%r2712, %r2718;
-	@%p249 bra 	$L__BB4_355;
-	bra.uni 	$L__BB4_357;
-$L__BB4_351:
-	cvt.s64.s32 	%rd287, %r2572;
-	cvta.global.u64 	%rd289, %rd440;
-	add.s64 	%rd478, %rd289, %rd287;
-	bra.uni 	$L__BB4_356;
-$L__BB4_354:
-	setp.lt.s32 	%p250, %r3, 0;
-	min.s32 	%r483, %r3, %r10;
-	selp.b32 	%r484, 0, %r483, %p250;
-	mul.lo.s32 	%r2711, %r484, %r354;
-	mov.u32 	%r2712, %r300;
-$L__BB4_355:
-	add.s32 	%r485, %r2712, %r2711;
-	cvt.u64.u32 	%rd290, %r485;
-	add.s64 	%rd478, %rd166, %rd290;
-$L__BB4_356:
-	ld.global.nc.u8 	%rs110, [%rd478];
-	cvt.u32.u16 	%r486, %rs110;
-	and.b32  	%r2713, %r486, 255;
-$L__BB4_357:
-	@%p1 bra 	$L__BB4_359;
-	bra.uni 	$L__BB4_358;
-$L__BB4_359:
-	add.s32 	%r2714, %r3, 1;
-	@%p372 bra 	$L__BB4_361;
-	setp.lt.u32 	%p252, %r2718, %r352;
-	setp.lt.u32 	%p253, %r2714, %r353;
-	and.pred  	%p254, %p252, %p253;
-	mov.u32 	%r2716, 0;
-	mov.u32 	%r2715, %r2718;
-	@%p254 bra 	$L__BB4_362;
-	bra.uni 	$L__BB4_364;
-$L__BB4_358:
-	cvt.s64.s32 	%rd291, %r2573;
-	cvta.global.u64 	%rd293, %rd440;
-	add.s64 	%rd479, %rd293, %rd291;
-	bra.uni 	$L__BB4_363;
-$L__BB4_361:
-	setp.lt.s32 	%p255, %r3, -1;
-	min.s32 	%r489, %r2714, %r10;
-	selp.b32 	%r2714, 0, %r489, %p255;
-	mov.u32 	%r2715, %r300;
-$L__BB4_362:
-	mad.lo.s32 	%r490, %r2714, %r354, %r2715;
-	cvt.u64.u32 	%rd294, %r490;
-	add.s64 	%rd479, %rd166, %rd294;
-$L__BB4_363:
-	ld.global.nc.u8 	%rs111, [%rd479];
-	cvt.u32.u16 	%r491, %rs111;
-	and.b32  	%r2716, %r491, 255;
-$L__BB4_364:
-	@%p1 bra 	$L__BB4_366;
-	bra.uni 	$L__BB4_365;
-$L__BB4_366:
-	@%p372 bra 	$L__BB4_368;
-	mov.u32 	%r2719, 0;
-	setp.lt.u32 	%p257, %r2718, %r352;
-	setp.lt.u32 	%p258, %r6, %r353;
-	and.pred  	%p259, %p257, %p258;
-	@%p259 bra 	$L__BB4_369;
-	bra.uni 	$L__BB4_371;
-$L__BB4_365:
-	cvt.s64.s32 	%rd295, %r2574;
-	cvta.global.u64 	%rd297, %rd440;
-	add.s64 	%rd480, %rd297, %rd295;
-	bra.uni 	$L__BB4_370;
-$L__BB4_368:
-	setp.lt.s32 	%p260, %r3, -2;
-	min.s32 	%r494, %r6, %r10;
-	selp.b32 	%r6, 0, %r494, %p260;
-	mov.u32 	%r2718, %r300;
-$L__BB4_369:
-	mad.lo.s32 	%r495, %r6, %r354, %r2718;
-	cvt.u64.u32 	%rd298, %r495;
-	add.s64 	%rd480, %rd166, %rd298;
-$L__BB4_370:
-	ld.global.nc.u8 	%rs112, [%rd480];
-	cvt.u32.u16 	%r496, %rs112;
-	and.b32  	%r2719, %r496, 255;
-$L__BB4_371:
-	cvt.u32.u16 	%r497, %rs143;
-	and.b32  	%r498, %r497, 255;
-	cvt.u32.u16 	%r499, %rs146;
-	and.b32  	%r500, %r499, 255;
-	min.u32 	%r501, %r498, %r500;
-	cvt.u32.u16 	%r502, %rs145;
-	and.b32  	%r503, %r502, 255;
-	min.u32 	%r504, %r501, %r503;
-	cvt.u32.u16 	%r505, %rs144;
-	and.b32  	%r506, %r505, 255;
-	cvt.u32.u16 	%r507, %rs147;
-	and.b32  	%r508, %r507, 255;
-	min.u32 	%r509, %r506, %r508;
-	max.u32 	%r510, %r498, %r500;
-	min.u32 	%r511, %r509, %r510;
-	max.u32 	%r512, %r504, %r511;
-	max.u32 	%r513, %r501, %r503;
-	max.u32 	%r514, %r506, %r508;
-	min.u32 	%r515, %r513, %r514;
-	max.u32 	%r516, %r512, %r515;
-	max.u32 	%r517, %r509, %r510;
-	max.u32 	%r518, %r513, %r514;
-	min.u32 	%r519, %r517, %r518;
-	max.u32 	%r520, %r516, %r519;
-	min.u32 	%r521, %r516, %r519;
-	max.u32 	%r522, %r517, %r518;
-	min.u32 	%r523, %r512, %r515;
-	min.u32 	%r524, %r504, %r511;
-	cvt.u32.u16 	%r525, %rs138;
-	and.b32  	%r526, %r525, 255;
-	cvt.u32.u16 	%r527, %rs141;
-	and.b32  	%r528, %r527, 255;
-	min.u32 	%r529, %r526, %r528;
-	cvt.u32.u16 	%r530, %rs140;
-	and.b32  	%r531, %r530, 255;
-	min.u32 	%r532, %r529, %r531;
-	cvt.u32.u16 	%r533, %rs139;
-	and.b32  	%r534, %r533, 255;
-	cvt.u32.u16 	%r535, %rs142;
-	and.b32  	%r536, %r535, 255;
-	min.u32 	%r537, %r534, %r536;
-	max.u32 	%r538, %r526, %r528;
-	min.u32 	%r539, %r537, %r538;
-	max.u32 	%r540, %r532, %r539;
-	max.u32 	%r541, %r529, %r531;
-	max.u32 	%r542, %r534, %r536;
-	min.u32 	%r543, %r541, %r542;
-	max.u32 	%r544, %r540, %r543;
-	max.u32 	%r545, %r537, %r538;
-	max.u32 	%r546, %r541, %r542;
-	min.u32 	%r547, %r545, %r546;
-	max.u32 	%r328, %r544, %r547;
-	min.u32 	%r329, %r544, %r547;
-	max.u32 	%r330, %r545, %r546;
-	min.u32 	%r331, %r540, %r543;
-	min.u32 	%r332, %r532, %r539;
-	cvt.u32.u16 	%r548, %rs133;
-	and.b32  	%r549, %r548, 255;
-	cvt.u32.u16 	%r550, %rs136;
-	and.b32  	%r551, %r550, 255;
-	min.u32 	%r552, %r549, %r551;
-	cvt.u32.u16 	%r553, %rs135;
-	and.b32  	%r554, %r553, 255;
-	min.u32 	%r555, %r552, %r554;
-	cvt.u32.u16 	%r556, %rs134;
-	and.b32  	%r557, %r556, 255;
-	cvt.u32.u16 	%r558, %rs137;
-	and.b32  	%r559, %r558, 255;
-	min.u32 	%r560, %r557, %r559;
-	max.u32 	%r561, %r549, %r551;
-	min.u32 	%r562, %r560, %r561;
-	max.u32 	%r563, %r555, %r562;
-	max.u32 	%r564, %r552, %r554;
-	max.u32 	%r565, %r557, %r559;
-	min.u32 	%r566, %r564, %r565;
-	max.u32 	%r567, %r563, %r566;
-	max.u32 	%r568, %r560, %r561;
-	max.u32 	%r569, %r564, %r565;
-	min.u32 	%r570, %r568, %r569;
-	max.u32 	%r571, %r567, %r570;
-	min.u32 	%r572, %r567, %r570;
-	max.u32 	%r573, %r568, %r569;
-	min.u32 	%r574, %r563, %r566;
-	min.u32 	%r575, %r555, %r562;
-	cvt.u32.u16 	%r576, %rs128;
-	and.b32  	%r577, %r576, 255;
-	cvt.u32.u16 	%r578, %rs131;
-	and.b32  	%r579, %r578, 255;
-	min.u32 	%r580, %r577, %r579;
-	cvt.u32.u16 	%r581, %rs130;
-	and.b32  	%r582, %r581, 255;
-	min.u32 	%r583, %r580, %r582;
-	cvt.u32.u16 	%r584, %rs129;
-	and.b32  	%r585, %r584, 255;
-	cvt.u32.u16 	%r586, %rs132;
-	and.b32  	%r587, %r586, 255;
-	min.u32 	%r588, %r585, %r587;
-	max.u32 	%r589, %r577, %r579;
-	min.u32 	%r590, %r588, %r589;
-	max.u32 	%r591, %r583, %r590;
-	max.u32 	%r592, %r580, %r582;
-	max.u32 	%r593, %r585, %r587;
-	min.u32 	%r594, %r592, %r593;
-	max.u32 	%r595, %r591, %r594;
-	max.u32 	%r596, %r588, %r589;
-	max.u32 	%r597, %r592, %r593;
-	min.u32 	%r598, %r596, %r597;
-	max.u32 	%r599, %r595, %r598;
-	min.u32 	%r600, %r595, %r598;
-	max.u32 	%r601, %r596, %r597;
-	min.u32 	%r602, %r591, %r594;
-	min.u32 	%r603, %r583, %r590;
-	cvt.u32.u16 	%r604, %rs123;
-	and.b32  	%r605, %r604, 255;
-	cvt.u32.u16 	%r606, %rs126;
-	and.b32  	%r607, %r606, 255;
-	min.u32 	%r608, %r605, %r607;
-	cvt.u32.u16 	%r609, %rs125;
-	and.b32  	%r610, %r609, 255;
-	min.u32 	%r611, %r608, %r610;
-	cvt.u32.u16 	%r612, %rs124;
-	and.b32  	%r613, %r612, 255;
-	cvt.u32.u16 	%r614, %rs127;
-	and.b32  	%r615, %r614, 255;
-	min.u32 	%r616, %r613, %r615;
-	max.u32 	%r617, %r605, %r607;
-	min.u32 	%r618, %r616, %r617;
-	max.u32 	%r619, %r611, %r618;
-	max.u32 	%r620, %r608, %r610;
-	max.u32 	%r621, %r613, %r615;
-	min.u32 	%r622, %r620, %r621;
-	max.u32 	%r623, %r619, %r622;
-	max.u32 	%r624, %r616, %r617;
-	max.u32 	%r625, %r620, %r621;
-	min.u32 	%r626, %r624, %r625;
-	max.u32 	%r627, %r623, %r626;
-	min.u32 	%r628, %r623, %r626;
-	max.u32 	%r629, %r624, %r625;
-	min.u32 	%r630, %r619, %r622;
-	min.u32 	%r631, %r611, %r618;
-	cvt.u32.u16 	%r632, %rs118;
-	and.b32  	%r633, %r632, 255;
-	cvt.u32.u16 	%r634, %rs121;
-	and.b32  	%r635, %r634, 255;
-	min.u32 	%r636, %r633, %r635;
-	cvt.u32.u16 	%r637, %rs120;
-	and.b32  	%r638, %r637, 255;
-	min.u32 	%r639, %r636, %r638;
-	cvt.u32.u16 	%r640, %rs119;
-	and.b32  	%r641, %r640, 255;
-	cvt.u32.u16 	%r642, %rs122;
-	and.b32  	%r643, %r642, 255;
-	min.u32 	%r644, %r641, %r643;
-	max.u32 	%r645, %r633, %r635;
-	min.u32 	%r646, %r644, %r645;
-	max.u32 	%r647, %r639, %r646;
-	max.u32 	%r648, %r636, %r638;
-	max.u32 	%r649, %r641, %r643;
-	min.u32 	%r650, %r648, %r649;
-	max.u32 	%r651, %r647, %r650;
-	max.u32 	%r652, %r644, %r645;
-	max.u32 	%r653, %r648, %r649;
-	min.u32 	%r654, %r652, %r653;
-	max.u32 	%r655, %r651, %r654;
-	min.u32 	%r656, %r651, %r654;
-	max.u32 	%r657, %r652, %r653;
-	min.u32 	%r658, %r647, %r650;
-	min.u32 	%r659, %r639, %r646;
-	cvt.u32.u16 	%r660, %rs113;
-	and.b32  	%r661, %r660, 255;
-	cvt.u32.u16 	%r662, %rs116;
-	and.b32  	%r663, %r662, 255;
-	min.u32 	%r664, %r661, %r663;
-	cvt.u32.u16 	%r665, %rs115;
-	and.b32  	%r666, %r665, 255;
-	min.u32 	%r667, %r664, %r666;
-	cvt.u32.u16 	%r668, %rs114;
-	and.b32  	%r669, %r668, 255;
-	cvt.u32.u16 	%r670, %rs117;
-	and.b32  	%r671, %r670, 255;
-	min.u32 	%r672, %r669, %r671;
-	max.u32 	%r673, %r661, %r663;
-	min.u32 	%r674, %r672, %r673;
-	max.u32 	%r675, %r667, %r674;
-	max.u32 	%r676, %r664, %r666;
-	max.u32 	%r677, %r669, %r671;
-	min.u32 	%r678, %r676, %r677;
-	max.u32 	%r679, %r675, %r678;
-	max.u32 	%r680, %r672, %r673;
-	max.u32 	%r681, %r676, %r677;
-	min.u32 	%r682, %r680, %r681;
-	max.u32 	%r683, %r679, %r682;
-	min.u32 	%r684, %r679, %r682;
-	max.u32 	%r685, %r680, %r681;
-	min.u32 	%r686, %r675, %r678;
-	min.u32 	%r687, %r667, %r674;
-	min.u32 	%r706, %r603, %r575;
-	max.u32 	%r707, %r603, %r575;
-	min.u32 	%r708, %r601, %r573;
-	max.u32 	%r709, %r601, %r573;
-	min.u32 	%r710, %r708, %r707;
-	max.u32 	%r711, %r708, %r707;
-	min.u32 	%r712, %r600, %r572;
-	max.u32 	%r713, %r600, %r572;
-	min.u32 	%r714, %r712, %r710;
-	max.u32 	%r715, %r712, %r710;
-	min.u32 	%r716, %r713, %r711;
-	max.u32 	%r717, %r713, %r711;
-	min.u32 	%r718, %r602, %r574;
-	max.u32 	%r719, %r602, %r574;
-	min.u32 	%r720, %r599, %r571;
-	max.u32 	%r721, %r599, %r571;
-	min.u32 	%r722, %r720, %r719;
-	max.u32 	%r723, %r720, %r719;
-	min.u32 	%r724, %r718, %r714;
-	max.u32 	%r725, %r718, %r714;
-	min.u32 	%r726, %r722, %r715;
-	max.u32 	%r727, %r722, %r715;
-	min.u32 	%r728, %r723, %r716;
-	max.u32 	%r729, %r723, %r716;
-	min.u32 	%r730, %r721, %r717;
-	max.u32 	%r731, %r721, %r717;
-	min.u32 	%r732, %r659, %r631;
-	max.u32 	%r733, %r659, %r631;
-	min.u32 	%r734, %r657, %r629;
-	max.u32 	%r735, %r657, %r629;
-	min.u32 	%r736, %r734, %r733;
-	max.u32 	%r737, %r734, %r733;
-	min.u32 	%r738, %r656, %r628;
-	max.u32 	%r739, %r656, %r628;
-	min.u32 	%r740, %r738, %r736;
-	max.u32 	%r741, %r738, %r736;
-	min.u32 	%r742, %r739, %r737;
-	max.u32 	%r743, %r739, %r737;
-	min.u32 	%r744, %r658, %r630;
-	max.u32 	%r745, %r658, %r630;
-	min.u32 	%r746, %r655, %r627;
-	max.u32 	%r747, %r655, %r627;
-	min.u32 	%r748, %r746, %r745;
-	max.u32 	%r749, %r746, %r745;
-	min.u32 	%r750, %r744, %r740;
-	max.u32 	%r751, %r744, %r740;
-	min.u32 	%r752, %r748, %r741;
-	max.u32 	%r753, %r748, %r741;
-	min.u32 	%r754, %r749, %r742;
-	max.u32 	%r755, %r749, %r742;
-	min.u32 	%r756, %r747, %r743;
-	max.u32 	%r757, %r747, %r743;
-	min.u32 	%r333, %r706, %r732;
-	max.u32 	%r758, %r706, %r732;
-	min.u32 	%r759, %r731, %r757;
-	max.u32 	%r760, %r731, %r757;
-	min.u32 	%r761, %r759, %r758;
-	max.u32 	%r762, %r759, %r758;
-	min.u32 	%r763, %r727, %r753;
-	max.u32 	%r764, %r727, %r753;
-	min.u32 	%r765, %r763, %r761;
-	max.u32 	%r766, %r763, %r761;
-	min.u32 	%r767, %r764, %r762;
-	max.u32 	%r768, %r764, %r762;
-	min.u32 	%r769, %r725, %r751;
-	max.u32 	%r770, %r725, %r751;
-	min.u32 	%r771, %r729, %r755;
-	max.u32 	%r772, %r729, %r755;
-	min.u32 	%r773, %r771, %r770;
-	max.u32 	%r774, %r771, %r770;
-	min.u32 	%r775, %r769, %r765;
-	max.u32 	%r776, %r769, %r765;
-	min.u32 	%r777, %r773, %r766;
-	max.u32 	%r778, %r773, %r766;
-	min.u32 	%r779, %r774, %r767;
-	max.u32 	%r780, %r774, %r767;
-	min.u32 	%r781, %r772, %r768;
-	max.u32 	%r782, %r772, %r768;
-	min.u32 	%r783, %r724, %r750;
-	max.u32 	%r784, %r724, %r750;
-	min.u32 	%r785, %r709, %r735;
-	max.u32 	%r334, %r709, %r735;
-	min.u32 	%r786, %r785, %r784;
-	max.u32 	%r787, %r785, %r784;
-	min.u32 	%r788, %r728, %r754;
-	max.u32 	%r789, %r728, %r754;
-	min.u32 	%r790, %r788, %r786;
-	max.u32 	%r791, %r788, %r786;
-	min.u32 	%r792, %r789, %r787;
-	max.u32 	%r793, %r789, %r787;
-	min.u32 	%r794, %r726, %r752;
-	max.u32 	%r795, %r726, %r752;
-	min.u32 	%r796, %r730, %r756;
-	max.u32 	%r797, %r730, %r756;
-	min.u32 	%r798, %r796, %r795;
-	max.u32 	%r799, %r796, %r795;
-	min.u32 	%r800, %r794, %r790;
-	max.u32 	%r801, %r794, %r790;
-	min.u32 	%r802, %r798, %r791;
-	max.u32 	%r803, %r798, %r791;
-	min.u32 	%r804, %r799, %r792;
-	max.u32 	%r805, %r799, %r792;
-	min.u32 	%r806, %r797, %r793;
-	max.u32 	%r807, %r797, %r793;
-	min.u32 	%r335, %r783, %r775;
-	max.u32 	%r336, %r783, %r775;
-	min.u32 	%r337, %r800, %r776;
-	max.u32 	%r338, %r800, %r776;
-	max.u32 	%r339, %r801, %r777;
-	min.u32 	%r340, %r802, %r778;
-	max.u32 	%r341, %r802, %r778;
-	min.u32 	%r342, %r803, %r779;
-	max.u32 	%r343, %r803, %r779;
-	min.u32 	%r344, %r804, %r780;
-	max.u32 	%r345, %r804, %r780;
-	min.u32 	%r346, %r805, %r781;
-	max.u32 	%r347, %r806, %r782;
-	min.u32 	%r348, %r807, %r760;
-	max.u32 	%r349, %r807, %r760;
-	max.u32 	%r808, %r333, %r687;
-	min.u32 	%r809, %r347, %r808;
-	max.u32 	%r810, %r341, %r809;
-	max.u32 	%r811, %r338, %r685;
-	min.u32 	%r812, %r345, %r811;
-	min.u32 	%r813, %r812, %r810;
-	max.u32 	%r814, %r336, %r684;
-	min.u32 	%r815, %r349, %r814;
-	min.u32 	%r816, %r343, %r815;
-	max.u32 	%r817, %r339, %r816;
-	max.u32 	%r818, %r817, %r813;
-	max.u32 	%r819, %r335, %r686;
-	min.u32 	%r820, %r348, %r819;
-	max.u32 	%r821, %r342, %r820;
-	min.u32 	%r822, %r346, %r821;
-	max.u32 	%r823, %r337, %r683;
-	min.u32 	%r824, %r334, %r823;
-	min.u32 	%r825, %r344, %r824;
-	max.u32 	%r826, %r340, %r825;
-	min.u32 	%r827, %r826, %r822;
-	max.u32 	%r828, %r827, %r818;
-	min.u32 	%r829, %r332, %r524;
-	max.u32 	%r830, %r332, %r524;
-	min.u32 	%r831, %r330, %r522;
-	max.u32 	%r832, %r330, %r522;
-	min.u32 	%r833, %r831, %r830;
-	max.u32 	%r834, %r831, %r830;
-	min.u32 	%r835, %r329, %r521;
-	max.u32 	%r836, %r329, %r521;
-	min.u32 	%r837, %r835, %r833;
-	max.u32 	%r838, %r835, %r833;
-	min.u32 	%r839, %r836, %r834;
-	max.u32 	%r840, %r836, %r834;
-	min.u32 	%r841, %r331, %r523;
-	max.u32 	%r842, %r331, %r523;
-	min.u32 	%r843, %r328, %r520;
-	max.u32 	%r844, %r328, %r520;
-	min.u32 	%r845, %r843, %r842;
-	max.u32 	%r846, %r843, %r842;
-	min.u32 	%r847, %r841, %r837;
-	max.u32 	%r848, %r841, %r837;
-	min.u32 	%r849, %r845, %r838;
-	max.u32 	%r850, %r845, %r838;
-	min.u32 	%r851, %r846, %r839;
-	max.u32 	%r852, %r846, %r839;
-	min.u32 	%r853, %r844, %r840;
-	max.u32 	%r854, %r844, %r840;
-	max.u32 	%r856, %r706, %r829;
-	min.u32 	%r857, %r731, %r854;
-	max.u32 	%r858, %r731, %r854;
-	min.u32 	%r859, %r857, %r856;
-	max.u32 	%r860, %r857, %r856;
-	min.u32 	%r861, %r727, %r850;
-	max.u32 	%r862, %r727, %r850;
-	min.u32 	%r863, %r861, %r859;
-	max.u32 	%r864, %r861, %r859;
-	min.u32 	%r865, %r862, %r860;
-	max.u32 	%r866, %r862, %r860;
-	min.u32 	%r867, %r725, %r848;
-	max.u32 	%r868, %r725, %r848;
-	min.u32 	%r869, %r729, %r852;
-	max.u32 	%r870, %r729, %r852;
-	min.u32 	%r871, %r869, %r868;
-	max.u32 	%r872, %r869, %r868;
-	min.u32 	%r873, %r867, %r863;
-	max.u32 	%r874, %r867, %r863;
-	min.u32 	%r875, %r871, %r864;
-	max.u32 	%r876, %r871, %r864;
-	min.u32 	%r877, %r872, %r865;
-	max.u32 	%r878, %r872, %r865;
-	min.u32 	%r879, %r870, %r866;
-	max.u32 	%r880, %r870, %r866;
-	min.u32 	%r881, %r724, %r847;
-	max.u32 	%r882, %r724, %r847;
-	min.u32 	%r883, %r709, %r832;
-	min.u32 	%r885, %r883, %r882;
-	max.u32 	%r886, %r883, %r882;
-	min.u32 	%r887, %r728, %r851;
-	max.u32 	%r888, %r728, %r851;
-	min.u32 	%r889, %r887, %r885;
-	max.u32 	%r890, %r887, %r885;
-	min.u32 	%r891, %r888, %r886;
-	max.u32 	%r892, %r888, %r886;
-	min.u32 	%r893, %r726, %r849;
-	max.u32 	%r894, %r726, %r849;
-	min.u32 	%r895, %r730, %r853;
-	max.u32 	%r896, %r730, %r853;
-	min.u32 	%r897, %r895, %r894;
-	max.u32 	%r898, %r895, %r894;
-	min.u32 	%r899, %r893, %r889;
-	max.u32 	%r900, %r893, %r889;
-	min.u32 	%r901, %r897, %r890;
-	max.u32 	%r902, %r897, %r890;
-	min.u32 	%r903, %r898, %r891;
-	max.u32 	%r904, %r898, %r891;
-	min.u32 	%r905, %r896, %r892;
-	max.u32 	%r906, %r896, %r892;
-	st.global.u8 	[%rd3], %r828;
-	setp.ge.s32 	%p261, %r224, %r352;
-	@%p261 bra 	$L__BB4_373;
-	max.u32 	%r962, %r337, %r328;
-	min.u32 	%r963, %r334, %r962;
-	min.u32 	%r964, %r344, %r963;
-	max.u32 	%r965, %r340, %r964;
-	max.u32 	%r966, %r335, %r331;
-	min.u32 	%r967, %r348, %r966;
-	max.u32 	%r968, %r342, %r967;
-	min.u32 	%r969, %r346, %r968;
-	min.u32 	%r970, %r965, %r969;
-	max.u32 	%r971, %r336, %r329;
-	min.u32 	%r972, %r349, %r971;
-	min.u32 	%r973, %r343, %r972;
-	max.u32 	%r974, %r339, %r973;
-	max.u32 	%r975, %r338, %r330;
-	min.u32 	%r976, %r345, %r975;
-	max.u32 	%r977, %r333, %r332;
-	min.u32 	%r978, %r347, %r977;
-	max.u32 	%r979, %r341, %r978;
-	min.u32 	%r980, %r976, %r979;
-	max.u32 	%r981, %r974, %r980;
-	max.u32 	%r982, %r970, %r981;
-	st.global.u8 	[%rd3+1], %r982;
-$L__BB4_373:
-	min.u32 	%r855, %r706, %r829;
-	min.u32 	%r907, %r881, %r873;
-	max.u32 	%r908, %r881, %r873;
-	min.u32 	%r909, %r899, %r874;
-	max.u32 	%r884, %r709, %r832;
-	max.u32 	%r910, %r899, %r874;
-	max.u32 	%r919, %r905, %r880;
-	min.u32 	%r920, %r906, %r858;
-	max.u32 	%r921, %r906, %r858;
-	max.u32 	%r913, %r901, %r876;
-	min.u32 	%r914, %r902, %r877;
-	max.u32 	%r915, %r902, %r877;
-	min.u32 	%r916, %r903, %r878;
-	max.u32 	%r917, %r903, %r878;
-	max.u32 	%r911, %r900, %r875;
-	min.u32 	%r912, %r901, %r876;
-	min.u32 	%r918, %r904, %r879;
-	setp.ge.s32 	%p262, %r243, %r352;
-	@%p262 bra 	$L__BB4_375;
-	max.u32 	%r922, %r855, %r631;
-	max.u32 	%r928, %r908, %r628;
-	max.u32 	%r933, %r907, %r630;
-	max.u32 	%r937, %r909, %r627;
-	min.u32 	%r923, %r919, %r922;
-	max.u32 	%r925, %r910, %r629;
-	min.u32 	%r929, %r921, %r928;
-	min.u32 	%r934, %r920, %r933;
-	min.u32 	%r938, %r884, %r937;
-	max.u32 	%r924, %r913, %r923;
-	min.u32 	%r926, %r917, %r925;
-	min.u32 	%r930, %r915, %r929;
-	max.u32 	%r935, %r914, %r934;
-	min.u32 	%r939, %r916, %r938;
-	min.u32 	%r927, %r926, %r924;
-	max.u32 	%r931, %r911, %r930;
-	min.u32 	%r936, %r918, %r935;
-	max.u32 	%r940, %r912, %r939;
-	max.u32 	%r932, %r931, %r927;
-	min.u32 	%r941, %r940, %r936;
-	max.u32 	%r350, %r941, %r932;
-	cvt.u16.u32 	%rs71, %r350;
-	st.global.u8 	[%rd3+2], %rs71;
-$L__BB4_375:
-	setp.ge.s32 	%p263, %r262, %r352;
-	@%p263 bra 	$L__BB4_377;
-	min.u32 	%r688, %r2707, %r2716;
-	max.u32 	%r689, %r2707, %r2716;
-	min.u32 	%r690, %r2710, %r2719;
-	max.u32 	%r691, %r2710, %r2719;
-	min.u32 	%r692, %r688, %r2713;
-	max.u32 	%r693, %r688, %r2713;
-	min.u32 	%r694, %r690, %r689;
-	max.u32 	%r695, %r690, %r689;
-	max.u32 	%r697, %r692, %r694;
-	min.u32 	%r698, %r693, %r691;
-	max.u32 	%r699, %r693, %r691;
-	max.u32 	%r701, %r697, %r698;
-	min.u32 	%r702, %r695, %r699;
-	min.u32 	%r696, %r692, %r694;
-	min.u32 	%r700, %r697, %r698;
-	min.u32 	%r704, %r701, %r702;
-	max.u32 	%r705, %r701, %r702;
-	max.u32 	%r703, %r695, %r699;
-	max.u32 	%r942, %r855, %r696;
-	max.u32 	%r948, %r908, %r704;
-	max.u32 	%r953, %r907, %r700;
-	max.u32 	%r957, %r909, %r705;
-	min.u32 	%r943, %r919, %r942;
-	max.u32 	%r945, %r910, %r703;
-	min.u32 	%r949, %r921, %r948;
-	min.u32 	%r954, %r920, %r953;
-	min.u32 	%r958, %r884, %r957;
-	max.u32 	%r944, %r913, %r943;
-	min.u32 	%r946, %r917, %r945;
-	min.u32 	%r950, %r915, %r949;
-	max.u32 	%r955, %r914, %r954;
-	min.u32 	%r959, %r916, %r958;
-	min.u32 	%r947, %r946, %r944;
-	max.u32 	%r951, %r911, %r950;
-	min.u32 	%r956, %r918, %r955;
-	max.u32 	%r960, %r912, %r959;
-	max.u32 	%r952, %r951, %r947;
-	min.u32 	%r961, %r960, %r956;
-	max.u32 	%r351, %r961, %r952;
-	cvt.u16.u32 	%rs72, %r351;
-	st.global.u8 	[%rd3+3], %rs72;
-$L__BB4_377:
+	// begin inline asm
+	min.f16x2 %r1600, %r1588, %r1589;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1606, %r1588, %r1589;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1774, %r1594, %r1595;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1732, %r1594, %r1595;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1810, %r1600, %r1601;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1714, %r1600, %r1601;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1792, %r1606, %r1607;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1738, %r1606, %r1607;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1816, %r1612, %r1613;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1702, %r1612, %r1613;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1697, %r1621, %r1622;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1631, %r1621, %r1622;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1630, %r1627, %r1628;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1781, %r1627, %r1628;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1643, %r1630, %r1631;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1649, %r1630, %r1631;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1642, %r1639, %r1640;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1648, %r1639, %r1640;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1673, %r1642, %r1643;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1679, %r1642, %r1643;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1685, %r1648, %r1649;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1691, %r1648, %r1649;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1672, %r1657, %r1658;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1667, %r1657, %r1658;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1666, %r1663, %r1664;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1690, %r1663, %r1664;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1678, %r1666, %r1667;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1684, %r1666, %r1667;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1775, %r1672, %r1673;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1733, %r1672, %r1673;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1811, %r1678, %r1679;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1715, %r1678, %r1679;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1793, %r1684, %r1685;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1739, %r1684, %r1685;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1817, %r1690, %r1691;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1703, %r1690, %r1691;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1897, %r1696, %r1697;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1709, %r1696, %r1697;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1708, %r1702, %r1703;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1892, %r1702, %r1703;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1721, %r1708, %r1709;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1727, %r1708, %r1709;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1720, %r1714, %r1715;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1726, %r1714, %r1715;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1751, %r1720, %r1721;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1757, %r1720, %r1721;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1763, %r1726, %r1727;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1769, %r1726, %r1727;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1750, %r1732, %r1733;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1745, %r1732, %r1733;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1744, %r1738, %r1739;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1768, %r1738, %r1739;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1756, %r1744, %r1745;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1762, %r1744, %r1745;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1853, %r1750, %r1751;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1859, %r1750, %r1751;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1755, %r1756, %r1757;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1868, %r1756, %r1757;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1874, %r1762, %r1763;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1880, %r1762, %r1763;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1767, %r1768, %r1769;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1770, %r1768, %r1769;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1852, %r1774, %r1775;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1787, %r1774, %r1775;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1786, %r1780, %r1781;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1945, %r1780, %r1781;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1799, %r1786, %r1787;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1805, %r1786, %r1787;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1798, %r1792, %r1793;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1804, %r1792, %r1793;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1829, %r1798, %r1799;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1835, %r1798, %r1799;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1841, %r1804, %r1805;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1847, %r1804, %r1805;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1828, %r1810, %r1811;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1823, %r1810, %r1811;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1822, %r1816, %r1817;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1846, %r1816, %r1817;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1834, %r1822, %r1823;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1840, %r1822, %r1823;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1858, %r1828, %r1829;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1830, %r1828, %r1829;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1867, %r1834, %r1835;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1873, %r1834, %r1835;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1879, %r1840, %r1841;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1842, %r1840, %r1841;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1845, %r1846, %r1847;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1891, %r1846, %r1847;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1930, %r1852, %r1853;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1915, %r1852, %r1853;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1942, %r1858, %r1859;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1906, %r1858, %r1859;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1924, %r1830, %r1755;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1951, %r1867, %r1868;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1903, %r1867, %r1868;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1936, %r1873, %r1874;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1921, %r1873, %r1874;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1948, %r1879, %r1880;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1909, %r1879, %r1880;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1939, %r1842, %r1767;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1900, %r1845, %r1770;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1933, %r1891, %r1892;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1918, %r1891, %r1892;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1896, %r1897, %r1898;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1899, %r1900, %r1896;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1902, %r1903, %r1899;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1905, %r1906, %r1907;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1908, %r1909, %r1905;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1911, %r1908, %r1902;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1914, %r1915, %r1916;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1917, %r1918, %r1914;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1920, %r1921, %r1917;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1923, %r1924, %r1920;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1926, %r1923, %r1911;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1929, %r1930, %r1931;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1932, %r1933, %r1929;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1935, %r1936, %r1932;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1938, %r1939, %r1935;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1941, %r1942, %r1943;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1944, %r1945, %r1941;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1947, %r1948, %r1944;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1950, %r1951, %r1947;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1953, %r1950, %r1938;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1956, %r1953, %r1926;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1959, %r1897, %r2023;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1962, %r1900, %r1959;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1965, %r1903, %r1962;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1968, %r1906, %r2029;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1971, %r1909, %r1968;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1974, %r1971, %r1965;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1977, %r1915, %r2041;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1980, %r1918, %r1977;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1983, %r1921, %r1980;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1986, %r1924, %r1983;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1989, %r1986, %r1974;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1992, %r1930, %r2059;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1995, %r1933, %r1992;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1998, %r1936, %r1995;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2001, %r1939, %r1998;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2004, %r1942, %r2065;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2007, %r1945, %r2004;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2010, %r1948, %r2007;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2013, %r1951, %r2010;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2016, %r2013, %r2001;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2019, %r2016, %r1989;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2102, %r2023, %r2027;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2036, %r2023, %r2027;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2035, %r2029, %r2033;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2186, %r2029, %r2033;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2048, %r2035, %r2036;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2054, %r2035, %r2036;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2047, %r2041, %r2045;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2053, %r2041, %r2045;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2078, %r2047, %r2048;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2084, %r2047, %r2048;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2090, %r2053, %r2054;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2096, %r2053, %r2054;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2077, %r2059, %r2063;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2072, %r2059, %r2063;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2071, %r2065, %r2069;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2095, %r2065, %r2069;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2083, %r2071, %r2072;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2089, %r2071, %r2072;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2180, %r2077, %r2078;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2138, %r2077, %r2078;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2216, %r2083, %r2084;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2120, %r2083, %r2084;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2198, %r2089, %r2090;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2144, %r2089, %r2090;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2222, %r2095, %r2096;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2108, %r2095, %r2096;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2302, %r1696, %r2102;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2114, %r1696, %r2102;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2113, %r1702, %r2108;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2297, %r1702, %r2108;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2126, %r2113, %r2114;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2132, %r2113, %r2114;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2125, %r1714, %r2120;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2131, %r1714, %r2120;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2156, %r2125, %r2126;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2162, %r2125, %r2126;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2168, %r2131, %r2132;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2174, %r2131, %r2132;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2155, %r1732, %r2138;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2150, %r1732, %r2138;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2149, %r1738, %r2144;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2173, %r1738, %r2144;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2161, %r2149, %r2150;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2167, %r2149, %r2150;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2258, %r2155, %r2156;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2264, %r2155, %r2156;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2160, %r2161, %r2162;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2273, %r2161, %r2162;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2279, %r2167, %r2168;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2285, %r2167, %r2168;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2172, %r2173, %r2174;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2175, %r2173, %r2174;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2257, %r1774, %r2180;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2192, %r1774, %r2180;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2191, %r1780, %r2186;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2350, %r1780, %r2186;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2204, %r2191, %r2192;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2210, %r2191, %r2192;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2203, %r1792, %r2198;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2209, %r1792, %r2198;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2234, %r2203, %r2204;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2240, %r2203, %r2204;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2246, %r2209, %r2210;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2252, %r2209, %r2210;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2233, %r1810, %r2216;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2228, %r1810, %r2216;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2227, %r1816, %r2222;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2251, %r1816, %r2222;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2239, %r2227, %r2228;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2245, %r2227, %r2228;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2263, %r2233, %r2234;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2235, %r2233, %r2234;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2272, %r2239, %r2240;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2278, %r2239, %r2240;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2284, %r2245, %r2246;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2247, %r2245, %r2246;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2250, %r2251, %r2252;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2296, %r2251, %r2252;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2335, %r2257, %r2258;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2320, %r2257, %r2258;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2347, %r2263, %r2264;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2311, %r2263, %r2264;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2329, %r2235, %r2160;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2356, %r2272, %r2273;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2308, %r2272, %r2273;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2341, %r2278, %r2279;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2326, %r2278, %r2279;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2353, %r2284, %r2285;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2314, %r2284, %r2285;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2344, %r2247, %r2172;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2305, %r2250, %r2175;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2338, %r2296, %r2297;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2323, %r2296, %r2297;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2301, %r2302, %r1622;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2304, %r2305, %r2301;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2307, %r2308, %r2304;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2310, %r2311, %r1628;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2313, %r2314, %r2310;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2316, %r2313, %r2307;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2319, %r2320, %r1640;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2322, %r2323, %r2319;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2325, %r2326, %r2322;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2328, %r2329, %r2325;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2331, %r2328, %r2316;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2334, %r2335, %r1658;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2337, %r2338, %r2334;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2340, %r2341, %r2337;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2343, %r2344, %r2340;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2346, %r2347, %r1664;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2349, %r2350, %r2346;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2352, %r2353, %r2349;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2355, %r2356, %r2352;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2358, %r2355, %r2343;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2361, %r2358, %r2331;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2364, %r2302, %r2366;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2367, %r2305, %r2364;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2370, %r2308, %r2367;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2373, %r2311, %r2375;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2376, %r2314, %r2373;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2379, %r2376, %r2370;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2382, %r2320, %r2384;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2385, %r2323, %r2382;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2388, %r2326, %r2385;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2391, %r2329, %r2388;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2394, %r2391, %r2379;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2397, %r2335, %r2399;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2400, %r2338, %r2397;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2403, %r2341, %r2400;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2406, %r2344, %r2403;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2409, %r2347, %r2411;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2412, %r2350, %r2409;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2415, %r2353, %r2412;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2418, %r2356, %r2415;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2421, %r2418, %r2406;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2424, %r2421, %r2394;
+	// end inline asm
+	and.b32  	%r2427, %r987, 16711935;
+	shl.b32 	%r2428, %r1956, 8;
+	and.b32  	%r2429, %r2428, -16711936;
+	or.b32  	%r73, %r2429, %r2427;
+	and.b32  	%r2430, %r1050, 16711935;
+	shl.b32 	%r2431, %r2019, 8;
+	and.b32  	%r2432, %r2431, -16711936;
+	or.b32  	%r74, %r2432, %r2430;
+	and.b32  	%r2433, %r1392, 16711935;
+	shl.b32 	%r2434, %r2361, 8;
+	and.b32  	%r2435, %r2434, -16711936;
+	or.b32  	%r75, %r2435, %r2433;
+	and.b32  	%r2436, %r1455, 16711935;
+	shl.b32 	%r2437, %r2424, 8;
+	and.b32  	%r2438, %r2437, -16711936;
+	or.b32  	%r76, %r2438, %r2436;
+	add.s32 	%r2439, %r1, 4;
+	setp.gt.s32 	%p79, %r2439, %r124;
+	@%p79 bra 	$L__BB4_38;
+	bra.uni 	$L__BB4_37;
+$L__BB4_38:
+	st.global.u32 	[%rd5], %r73;
+	or.b32  	%r2440, %r1, 1;
+	setp.ge.s32 	%p80, %r2440, %r124;
+	@%p80 bra 	$L__BB4_40;
+	st.global.u32 	[%rd5+4], %r74;
+$L__BB4_40:
+	or.b32  	%r2441, %r1, 2;
+	setp.ge.s32 	%p81, %r2441, %r124;
+	@%p81 bra 	$L__BB4_42;
+	st.global.u32 	[%rd5+8], %r75;
+$L__BB4_42:
+	or.b32  	%r2442, %r1, 3;
+	setp.ge.s32 	%p82, %r2442, %r124;
+	@%p82 bra 	$L__BB4_67;
+	st.global.u32 	[%rd5+12], %r76;
+	bra.uni 	$L__BB4_67;
+$L__BB4_37:
+	st.global.v4.u32 	[%rd5], {%r73, %r74, %r75, %r76};
+$L__BB4_67:
 	ret;
 
 }
@@ -9313,8017 +8180,6466 @@ $L__BB4_377:
 	.param .u32 sfumato_median7_param_6
 )
 {
-	.reg .pred 	%p<622>;
-	.reg .b16 	%rs<268>;
-	.reg .b32 	%r<6028>;
-	.reg .b64 	%rd<837>;
+	.local .align 8 .b8 	__local_depot5[280];
+	.reg .b64 	%SP;
+	.reg .b64 	%SPL;
+	.reg .pred 	%p<116>;
+	.reg .b16 	%rs<10>;
+	.reg .b32 	%r<6085>;
+	.reg .b64 	%rd<69>;
 
-	ld.param.u32 	%r599, [sfumato_median7_param_3];
-	ld.param.u32 	%r598, [sfumato_median7_param_2];
-	mov.u32 	%r603, %ctaid.x;
-	shl.b32 	%r604, %r603, 5;
-	mov.u32 	%r605, %tid.x;
-	add.s32 	%r1, %r604, %r605;
-	shl.b32 	%r2, %r1, 2;
-	mov.u32 	%r606, %ctaid.y;
-	shl.b32 	%r607, %r606, 3;
-	mov.u32 	%r608, %tid.y;
-	add.s32 	%r3, %r607, %r608;
-	setp.lt.s32 	%p73, %r2, %r598;
-	setp.lt.s32 	%p74, %r3, %r599;
-	and.pred  	%p75, %p73, %p74;
-	@!%p75 bra 	$L__BB5_647;
+	mov.u64 	%SPL, __local_depot5;
+	ld.param.u32 	%r171, [sfumato_median7_param_3];
+	ld.param.u32 	%r170, [sfumato_median7_param_2];
+	mov.u32 	%r175, %ctaid.x;
+	shl.b32 	%r176, %r175, 5;
+	mov.u32 	%r177, %tid.x;
+	add.s32 	%r178, %r176, %r177;
+	shl.b32 	%r1, %r178, 2;
+	mov.u32 	%r179, %ctaid.y;
+	shl.b32 	%r180, %r179, 3;
+	mov.u32 	%r181, %tid.y;
+	add.s32 	%r2, %r180, %r181;
+	setp.lt.s32 	%p1, %r1, %r170;
+	setp.lt.s32 	%p2, %r2, %r171;
+	and.pred  	%p3, %p1, %p2;
+	@!%p3 bra 	$L__BB5_85;
 	bra.uni 	$L__BB5_1;
 $L__BB5_1:
-	ld.param.u32 	%r602, [sfumato_median7_param_6];
-	ld.param.u32 	%r601, [sfumato_median7_param_5];
-	ld.param.u32 	%r600, [sfumato_median7_param_4];
-	ld.param.u64 	%rd286, [sfumato_median7_param_0];
-	ld.param.u64 	%rd287, [sfumato_median7_param_1];
-	cvta.to.global.u64 	%rd1, %rd287;
-	cvta.to.global.u64 	%rd2, %rd286;
-	mul.lo.s32 	%r6016, %r3, %r600;
-	mad.lo.s32 	%r609, %r2, %r601, %r6016;
-	cvt.u64.u32 	%rd288, %r609;
-	add.s64 	%rd3, %rd1, %rd288;
-	setp.ne.s32 	%p76, %r601, 4;
-	setp.lt.s32 	%p77, %r1, 1;
-	add.s32 	%r6026, %r2, 6;
-	setp.ge.s32 	%p78, %r6026, %r598;
-	or.pred  	%p79, %p77, %p78;
-	setp.lt.s32 	%p80, %r3, 3;
-	or.pred  	%p81, %p80, %p79;
-	add.s32 	%r6, %r3, 3;
-	setp.ge.s32 	%p82, %r6, %r599;
-	or.pred  	%p1, %p81, %p82;
-	add.s32 	%r7, %r3, -3;
-	selp.b32 	%r610, 0, %r7, %p1;
-	mul.lo.s32 	%r611, %r610, %r600;
-	cvt.u64.u32 	%rd289, %r611;
-	add.s64 	%rd4, %rd2, %rd289;
-	add.s32 	%r5896, %r2, -3;
-	add.s32 	%r9, %r598, -1;
-	add.s32 	%r10, %r599, -1;
-	min.s32 	%r11, %r5896, %r9;
-	@%p76 bra 	$L__BB5_152;
-	setp.lt.u32 	%p447, %r5896, %r598;
-	setp.eq.s32 	%p448, %r602, 0;
-	shl.b32 	%r2027, %r5896, 2;
-	cvt.u64.u32 	%rd529, %r2027;
-	selp.b64 	%rd530, 0, %rd529, %p1;
-	add.s64 	%rd531, %rd4, %rd530;
-	cvta.global.u64 	%rd532, %rd531;
-	setp.lt.u32 	%p451, %r7, %r599;
-	and.pred  	%p452, %p447, %p451;
-	min.s32 	%r2028, %r7, %r10;
-	selp.b32 	%r2029, 0, %r2028, %p80;
-	shl.b32 	%r2030, %r11, 2;
-	selp.b32 	%r2031, 0, %r2030, %p77;
-	cvt.s64.s32 	%rd533, %r600;
-	add.s64 	%rd534, %rd532, %rd533;
-	add.s32 	%r2032, %r3, -2;
-	setp.lt.u32 	%p453, %r2032, %r599;
-	and.pred  	%p454, %p447, %p453;
-	setp.lt.s32 	%p455, %r3, 2;
-	min.s32 	%r2033, %r2032, %r10;
-	selp.b32 	%r2034, 0, %r2033, %p455;
-	shl.b32 	%r2035, %r600, 1;
-	cvt.s64.s32 	%rd535, %r2035;
-	add.s64 	%rd536, %rd532, %rd535;
-	add.s32 	%r2036, %r3, -1;
-	setp.lt.u32 	%p456, %r2036, %r599;
-	and.pred  	%p457, %p447, %p456;
-	min.s32 	%r2037, %r2036, %r10;
-	setp.gt.s32 	%p458, %r3, 0;
-	selp.b32 	%r2038, %r2037, 0, %p458;
-	mul.lo.s32 	%r2039, %r600, 3;
-	cvt.s64.s32 	%rd537, %r2039;
-	add.s64 	%rd538, %rd532, %rd537;
-	setp.lt.u32 	%p459, %r3, %r599;
-	and.pred  	%p460, %p447, %p459;
-	setp.lt.s32 	%p461, %r3, 0;
-	min.s32 	%r2040, %r3, %r10;
-	selp.b32 	%r2041, 0, %r2040, %p461;
-	shl.b32 	%r2042, %r600, 2;
-	cvt.s64.s32 	%rd539, %r2042;
-	add.s64 	%rd540, %rd532, %rd539;
-	add.s32 	%r2043, %r3, 1;
-	setp.lt.u32 	%p462, %r2043, %r599;
-	and.pred  	%p463, %p447, %p462;
-	setp.lt.s32 	%p464, %r3, -1;
-	min.s32 	%r2044, %r2043, %r10;
-	selp.b32 	%r2045, 0, %r2044, %p464;
-	mul.lo.s32 	%r2046, %r600, 5;
-	cvt.s64.s32 	%rd541, %r2046;
-	add.s64 	%rd542, %rd532, %rd541;
-	add.s32 	%r2047, %r3, 2;
-	setp.lt.u32 	%p465, %r2047, %r599;
-	and.pred  	%p466, %p447, %p465;
-	setp.lt.s32 	%p467, %r3, -2;
-	min.s32 	%r2048, %r2047, %r10;
-	selp.b32 	%r2049, 0, %r2048, %p467;
-	mul.lo.s32 	%r2050, %r600, 6;
-	cvt.s64.s32 	%rd543, %r2050;
-	add.s64 	%rd544, %rd532, %rd543;
-	setp.lt.u32 	%p468, %r6, %r599;
-	and.pred  	%p469, %p447, %p468;
-	setp.lt.s32 	%p470, %r3, -3;
-	min.s32 	%r2051, %r6, %r10;
-	selp.b32 	%r2052, 0, %r2051, %p470;
-	add.s32 	%r2053, %r2, -2;
-	setp.lt.u32 	%p471, %r2053, %r598;
-	min.s32 	%r2054, %r2053, %r9;
-	setp.gt.s32 	%p472, %r1, 0;
-	selp.b32 	%r2055, %r2054, 0, %p472;
-	add.s64 	%rd545, %rd531, 4;
-	cvta.global.u64 	%rd546, %rd545;
-	and.pred  	%p473, %p471, %p451;
-	add.s64 	%rd547, %rd546, %rd533;
-	and.pred  	%p474, %p471, %p453;
-	add.s64 	%rd548, %rd546, %rd535;
-	and.pred  	%p475, %p471, %p456;
-	add.s64 	%rd549, %rd546, %rd537;
-	and.pred  	%p476, %p471, %p459;
-	add.s64 	%rd550, %rd546, %rd539;
-	and.pred  	%p477, %p471, %p462;
-	add.s64 	%rd551, %rd546, %rd541;
-	and.pred  	%p478, %p471, %p465;
-	add.s64 	%rd552, %rd546, %rd543;
-	and.pred  	%p479, %p471, %p468;
-	add.s32 	%r2056, %r2, -1;
-	setp.lt.u32 	%p480, %r2056, %r598;
-	min.s32 	%r2057, %r2056, %r9;
-	selp.b32 	%r2058, %r2057, 0, %p472;
-	add.s64 	%rd553, %rd531, 8;
-	cvta.global.u64 	%rd554, %rd553;
-	and.pred  	%p481, %p480, %p451;
-	add.s64 	%rd555, %rd554, %rd533;
-	and.pred  	%p482, %p480, %p453;
-	add.s64 	%rd556, %rd554, %rd535;
-	and.pred  	%p483, %p480, %p456;
-	add.s64 	%rd557, %rd554, %rd537;
-	and.pred  	%p484, %p480, %p459;
-	add.s64 	%rd558, %rd554, %rd539;
-	and.pred  	%p485, %p480, %p462;
-	add.s64 	%rd559, %rd554, %rd541;
-	and.pred  	%p486, %p480, %p465;
-	add.s64 	%rd560, %rd554, %rd543;
-	and.pred  	%p487, %p480, %p468;
-	setp.lt.u32 	%p488, %r2, %r598;
-	setp.lt.s32 	%p489, %r1, 0;
-	min.s32 	%r2059, %r2, %r9;
-	selp.b32 	%r2060, 0, %r2059, %p489;
-	add.s64 	%rd561, %rd531, 12;
-	cvta.global.u64 	%rd562, %rd561;
-	and.pred  	%p490, %p488, %p451;
-	add.s64 	%rd563, %rd562, %rd533;
-	and.pred  	%p491, %p488, %p453;
-	add.s64 	%rd564, %rd562, %rd535;
-	and.pred  	%p492, %p488, %p456;
-	add.s64 	%rd565, %rd562, %rd537;
-	and.pred  	%p493, %p488, %p459;
-	add.s64 	%rd566, %rd562, %rd539;
-	and.pred  	%p494, %p488, %p462;
-	add.s64 	%rd567, %rd562, %rd541;
-	and.pred  	%p495, %p488, %p465;
-	add.s64 	%rd568, %rd562, %rd543;
-	and.pred  	%p496, %p488, %p468;
-	or.b32  	%r12, %r2, 1;
-	setp.lt.u32 	%p497, %r12, %r598;
-	min.s32 	%r2061, %r12, %r9;
-	selp.b32 	%r2062, 0, %r2061, %p489;
-	add.s64 	%rd569, %rd531, 16;
-	cvta.global.u64 	%rd570, %rd569;
-	and.pred  	%p498, %p497, %p451;
-	add.s64 	%rd571, %rd570, %rd533;
-	and.pred  	%p499, %p497, %p453;
-	add.s64 	%rd572, %rd570, %rd535;
-	and.pred  	%p500, %p497, %p456;
-	add.s64 	%rd573, %rd570, %rd537;
-	and.pred  	%p501, %p497, %p459;
-	add.s64 	%rd574, %rd570, %rd539;
-	and.pred  	%p502, %p497, %p462;
-	add.s64 	%rd575, %rd570, %rd541;
-	and.pred  	%p503, %p497, %p465;
-	add.s64 	%rd576, %rd570, %rd543;
-	and.pred  	%p504, %p497, %p468;
-	or.b32  	%r13, %r2, 2;
-	setp.lt.u32 	%p505, %r13, %r598;
-	min.s32 	%r2063, %r13, %r9;
-	selp.b32 	%r2064, 0, %r2063, %p489;
-	add.s64 	%rd577, %rd531, 20;
-	cvta.global.u64 	%rd578, %rd577;
-	and.pred  	%p506, %p505, %p451;
-	add.s64 	%rd579, %rd578, %rd533;
-	and.pred  	%p507, %p505, %p453;
-	add.s64 	%rd580, %rd578, %rd535;
-	and.pred  	%p508, %p505, %p456;
-	add.s64 	%rd581, %rd578, %rd537;
-	and.pred  	%p509, %p505, %p459;
-	add.s64 	%rd582, %rd578, %rd539;
-	and.pred  	%p510, %p505, %p462;
-	add.s64 	%rd583, %rd578, %rd541;
-	and.pred  	%p511, %p505, %p465;
-	add.s64 	%rd584, %rd578, %rd543;
-	and.pred  	%p512, %p505, %p468;
-	or.b32  	%r14, %r2, 3;
-	setp.lt.u32 	%p513, %r14, %r598;
-	min.s32 	%r2065, %r14, %r9;
-	selp.b32 	%r2066, 0, %r2065, %p489;
-	add.s64 	%rd585, %rd531, 24;
-	cvta.global.u64 	%rd586, %rd585;
-	and.pred  	%p514, %p513, %p451;
-	add.s64 	%rd587, %rd586, %rd533;
-	and.pred  	%p515, %p513, %p453;
-	add.s64 	%rd588, %rd586, %rd535;
-	and.pred  	%p516, %p513, %p456;
-	add.s64 	%rd589, %rd586, %rd537;
-	and.pred  	%p517, %p513, %p459;
-	add.s64 	%rd590, %rd586, %rd539;
-	and.pred  	%p518, %p513, %p462;
-	add.s64 	%rd591, %rd586, %rd541;
-	and.pred  	%p519, %p513, %p465;
-	add.s64 	%rd592, %rd586, %rd543;
-	and.pred  	%p520, %p513, %p468;
-	add.s32 	%r15, %r2, 4;
-	setp.lt.u32 	%p521, %r15, %r598;
-	setp.lt.s32 	%p522, %r1, -1;
-	min.s32 	%r2067, %r15, %r9;
-	selp.b32 	%r2068, 0, %r2067, %p522;
-	add.s64 	%rd593, %rd531, 28;
-	cvta.global.u64 	%rd594, %rd593;
-	and.pred  	%p523, %p521, %p451;
-	add.s64 	%rd595, %rd594, %rd533;
-	and.pred  	%p524, %p521, %p453;
-	add.s64 	%rd596, %rd594, %rd535;
-	and.pred  	%p525, %p521, %p456;
-	add.s64 	%rd597, %rd594, %rd537;
-	and.pred  	%p526, %p521, %p459;
-	add.s64 	%rd598, %rd594, %rd539;
-	and.pred  	%p527, %p521, %p462;
-	add.s64 	%rd599, %rd594, %rd541;
-	and.pred  	%p528, %p521, %p465;
-	add.s64 	%rd600, %rd594, %rd543;
-	and.pred  	%p529, %p521, %p468;
-	add.s32 	%r2069, %r2, 5;
-	setp.lt.u32 	%p530, %r2069, %r598;
-	min.s32 	%r2070, %r2069, %r9;
-	selp.b32 	%r2071, 0, %r2070, %p522;
-	add.s64 	%rd601, %rd531, 32;
-	cvta.global.u64 	%rd602, %rd601;
-	and.pred  	%p531, %p530, %p451;
-	add.s64 	%rd603, %rd602, %rd533;
-	and.pred  	%p532, %p530, %p453;
-	add.s64 	%rd604, %rd602, %rd535;
-	and.pred  	%p533, %p530, %p456;
-	add.s64 	%rd605, %rd602, %rd537;
-	and.pred  	%p534, %p530, %p459;
-	add.s64 	%rd606, %rd602, %rd539;
-	and.pred  	%p535, %p530, %p462;
-	add.s64 	%rd607, %rd602, %rd541;
-	and.pred  	%p536, %p530, %p465;
-	add.s64 	%rd608, %rd602, %rd543;
-	and.pred  	%p537, %p530, %p468;
-	setp.lt.u32 	%p538, %r6026, %r598;
-	min.s32 	%r2072, %r6026, %r9;
-	selp.b32 	%r2073, 0, %r2072, %p522;
-	add.s64 	%rd609, %rd531, 36;
-	cvta.global.u64 	%rd610, %rd609;
-	and.pred  	%p539, %p538, %p451;
-	add.s64 	%rd611, %rd610, %rd533;
-	and.pred  	%p540, %p538, %p453;
-	add.s64 	%rd612, %rd610, %rd535;
-	and.pred  	%p541, %p538, %p456;
-	add.s64 	%rd613, %rd610, %rd537;
-	and.pred  	%p542, %p538, %p459;
-	add.s64 	%rd614, %rd610, %rd539;
-	and.pred  	%p543, %p538, %p462;
-	add.s64 	%rd615, %rd610, %rd541;
-	and.pred  	%p544, %p538, %p465;
-	add.s64 	%rd616, %rd610, %rd543;
-	and.pred  	%p545, %p538, %p468;
-	selp.b32 	%r2074, %r2029, %r7, %p448;
-	selp.b32 	%r2075, %r2031, %r2027, %p448;
-	mul.lo.s32 	%r2076, %r2074, %r600;
-	add.s32 	%r2077, %r2076, %r2075;
-	cvt.u64.u32 	%rd617, %r2077;
-	add.s64 	%rd618, %rd286, %rd617;
-	selp.b32 	%r2078, %r2034, %r2032, %p448;
-	mul.lo.s32 	%r2079, %r2078, %r600;
-	add.s32 	%r2080, %r2079, %r2075;
-	cvt.u64.u32 	%rd619, %r2080;
-	add.s64 	%rd620, %rd286, %rd619;
-	selp.b32 	%r2081, %r2038, %r2036, %p448;
-	mul.lo.s32 	%r2082, %r2081, %r600;
-	add.s32 	%r2083, %r2082, %r2075;
-	cvt.u64.u32 	%rd621, %r2083;
-	add.s64 	%rd622, %rd286, %rd621;
-	selp.b32 	%r2084, %r2041, %r3, %p448;
-	mul.lo.s32 	%r2085, %r2084, %r600;
-	add.s32 	%r2086, %r2085, %r2075;
-	cvt.u64.u32 	%rd623, %r2086;
-	add.s64 	%rd624, %rd286, %rd623;
-	selp.b32 	%r2087, %r2045, %r2043, %p448;
-	mul.lo.s32 	%r2088, %r2087, %r600;
-	add.s32 	%r2089, %r2088, %r2075;
-	cvt.u64.u32 	%rd625, %r2089;
-	add.s64 	%rd626, %rd286, %rd625;
-	selp.b32 	%r2090, %r2049, %r2047, %p448;
-	mul.lo.s32 	%r2091, %r2090, %r600;
-	add.s32 	%r2092, %r2091, %r2075;
-	cvt.u64.u32 	%rd627, %r2092;
-	add.s64 	%rd628, %rd286, %rd627;
-	selp.b32 	%r2093, %r2052, %r6, %p448;
-	mul.lo.s32 	%r2094, %r2093, %r600;
-	add.s32 	%r2095, %r2094, %r2075;
-	cvt.u64.u32 	%rd629, %r2095;
-	add.s64 	%rd630, %rd286, %rd629;
-	selp.b32 	%r2096, %r2055, %r2053, %p448;
-	shl.b32 	%r2097, %r2096, 2;
-	add.s32 	%r2098, %r2097, %r2076;
-	cvt.u64.u32 	%rd631, %r2098;
-	add.s64 	%rd632, %rd286, %rd631;
-	add.s32 	%r2099, %r2097, %r2079;
-	cvt.u64.u32 	%rd633, %r2099;
-	add.s64 	%rd634, %rd286, %rd633;
-	add.s32 	%r2100, %r2097, %r2082;
-	cvt.u64.u32 	%rd635, %r2100;
-	add.s64 	%rd636, %rd286, %rd635;
-	add.s32 	%r2101, %r2097, %r2085;
-	cvt.u64.u32 	%rd637, %r2101;
-	add.s64 	%rd638, %rd286, %rd637;
-	add.s32 	%r2102, %r2097, %r2088;
-	cvt.u64.u32 	%rd639, %r2102;
-	add.s64 	%rd640, %rd286, %rd639;
-	add.s32 	%r2103, %r2097, %r2091;
-	cvt.u64.u32 	%rd641, %r2103;
-	add.s64 	%rd642, %rd286, %rd641;
-	add.s32 	%r2104, %r2097, %r2094;
-	cvt.u64.u32 	%rd643, %r2104;
-	add.s64 	%rd644, %rd286, %rd643;
-	selp.b32 	%r2105, %r2058, %r2056, %p448;
-	shl.b32 	%r2106, %r2105, 2;
-	add.s32 	%r2107, %r2106, %r2076;
-	cvt.u64.u32 	%rd645, %r2107;
-	add.s64 	%rd646, %rd286, %rd645;
-	add.s32 	%r2108, %r2106, %r2079;
-	cvt.u64.u32 	%rd647, %r2108;
-	add.s64 	%rd648, %rd286, %rd647;
-	add.s32 	%r2109, %r2106, %r2082;
-	cvt.u64.u32 	%rd649, %r2109;
-	add.s64 	%rd650, %rd286, %rd649;
-	add.s32 	%r2110, %r2106, %r2085;
-	cvt.u64.u32 	%rd651, %r2110;
-	add.s64 	%rd652, %rd286, %rd651;
-	add.s32 	%r2111, %r2106, %r2088;
-	cvt.u64.u32 	%rd653, %r2111;
-	add.s64 	%rd654, %rd286, %rd653;
-	add.s32 	%r2112, %r2106, %r2091;
-	cvt.u64.u32 	%rd655, %r2112;
-	add.s64 	%rd656, %rd286, %rd655;
-	add.s32 	%r2113, %r2106, %r2094;
-	cvt.u64.u32 	%rd657, %r2113;
-	add.s64 	%rd658, %rd286, %rd657;
-	selp.b32 	%r2114, %r2060, %r2, %p448;
-	shl.b32 	%r2115, %r2114, 2;
-	add.s32 	%r2116, %r2115, %r2076;
-	cvt.u64.u32 	%rd659, %r2116;
-	add.s64 	%rd660, %rd286, %rd659;
-	add.s32 	%r2117, %r2115, %r2079;
-	cvt.u64.u32 	%rd661, %r2117;
-	add.s64 	%rd662, %rd286, %rd661;
-	add.s32 	%r2118, %r2115, %r2082;
-	cvt.u64.u32 	%rd663, %r2118;
-	add.s64 	%rd664, %rd286, %rd663;
-	add.s32 	%r2119, %r2115, %r2085;
-	cvt.u64.u32 	%rd665, %r2119;
-	add.s64 	%rd666, %rd286, %rd665;
-	add.s32 	%r2120, %r2115, %r2088;
-	cvt.u64.u32 	%rd667, %r2120;
-	add.s64 	%rd668, %rd286, %rd667;
-	add.s32 	%r2121, %r2115, %r2091;
-	cvt.u64.u32 	%rd669, %r2121;
-	add.s64 	%rd670, %rd286, %rd669;
-	add.s32 	%r2122, %r2115, %r2094;
-	cvt.u64.u32 	%rd671, %r2122;
-	add.s64 	%rd672, %rd286, %rd671;
-	selp.b32 	%r2123, %r2062, %r12, %p448;
-	shl.b32 	%r2124, %r2123, 2;
-	add.s32 	%r2125, %r2124, %r2076;
-	cvt.u64.u32 	%rd673, %r2125;
-	add.s64 	%rd674, %rd286, %rd673;
-	add.s32 	%r2126, %r2124, %r2079;
-	cvt.u64.u32 	%rd675, %r2126;
-	add.s64 	%rd676, %rd286, %rd675;
-	add.s32 	%r2127, %r2124, %r2082;
-	cvt.u64.u32 	%rd677, %r2127;
-	add.s64 	%rd678, %rd286, %rd677;
-	add.s32 	%r2128, %r2124, %r2085;
-	cvt.u64.u32 	%rd679, %r2128;
-	add.s64 	%rd680, %rd286, %rd679;
-	add.s32 	%r2129, %r2124, %r2088;
-	cvt.u64.u32 	%rd681, %r2129;
-	add.s64 	%rd682, %rd286, %rd681;
-	add.s32 	%r2130, %r2124, %r2091;
-	cvt.u64.u32 	%rd683, %r2130;
-	add.s64 	%rd684, %rd286, %rd683;
-	add.s32 	%r2131, %r2124, %r2094;
-	cvt.u64.u32 	%rd685, %r2131;
-	add.s64 	%rd686, %rd286, %rd685;
-	selp.b32 	%r2132, %r2064, %r13, %p448;
-	shl.b32 	%r2133, %r2132, 2;
-	add.s32 	%r2134, %r2133, %r2076;
-	cvt.u64.u32 	%rd687, %r2134;
-	add.s64 	%rd688, %rd286, %rd687;
-	add.s32 	%r2135, %r2133, %r2079;
-	cvt.u64.u32 	%rd689, %r2135;
-	add.s64 	%rd690, %rd286, %rd689;
-	add.s32 	%r2136, %r2133, %r2082;
-	cvt.u64.u32 	%rd691, %r2136;
-	add.s64 	%rd692, %rd286, %rd691;
-	add.s32 	%r2137, %r2133, %r2085;
-	cvt.u64.u32 	%rd693, %r2137;
-	add.s64 	%rd694, %rd286, %rd693;
-	add.s32 	%r2138, %r2133, %r2088;
-	cvt.u64.u32 	%rd695, %r2138;
-	add.s64 	%rd696, %rd286, %rd695;
-	add.s32 	%r2139, %r2133, %r2091;
-	cvt.u64.u32 	%rd697, %r2139;
-	add.s64 	%rd698, %rd286, %rd697;
-	add.s32 	%r2140, %r2133, %r2094;
-	cvt.u64.u32 	%rd699, %r2140;
-	add.s64 	%rd700, %rd286, %rd699;
-	selp.b32 	%r2141, %r2066, %r14, %p448;
-	shl.b32 	%r2142, %r2141, 2;
-	add.s32 	%r2143, %r2142, %r2076;
-	cvt.u64.u32 	%rd701, %r2143;
-	add.s64 	%rd702, %rd286, %rd701;
-	add.s32 	%r2144, %r2142, %r2079;
-	cvt.u64.u32 	%rd703, %r2144;
-	add.s64 	%rd704, %rd286, %rd703;
-	add.s32 	%r2145, %r2142, %r2082;
-	cvt.u64.u32 	%rd705, %r2145;
-	add.s64 	%rd706, %rd286, %rd705;
-	add.s32 	%r2146, %r2142, %r2085;
-	cvt.u64.u32 	%rd707, %r2146;
-	add.s64 	%rd708, %rd286, %rd707;
-	add.s32 	%r2147, %r2142, %r2088;
-	cvt.u64.u32 	%rd709, %r2147;
-	add.s64 	%rd710, %rd286, %rd709;
-	add.s32 	%r2148, %r2142, %r2091;
-	cvt.u64.u32 	%rd711, %r2148;
-	add.s64 	%rd712, %rd286, %rd711;
-	add.s32 	%r2149, %r2142, %r2094;
-	cvt.u64.u32 	%rd713, %r2149;
-	add.s64 	%rd714, %rd286, %rd713;
-	selp.b32 	%r2150, %r2068, %r15, %p448;
-	shl.b32 	%r2151, %r2150, 2;
-	add.s32 	%r2152, %r2151, %r2076;
-	cvt.u64.u32 	%rd715, %r2152;
-	add.s64 	%rd716, %rd286, %rd715;
-	add.s32 	%r2153, %r2151, %r2079;
-	cvt.u64.u32 	%rd717, %r2153;
-	add.s64 	%rd718, %rd286, %rd717;
-	add.s32 	%r2154, %r2151, %r2082;
-	cvt.u64.u32 	%rd719, %r2154;
-	add.s64 	%rd720, %rd286, %rd719;
-	add.s32 	%r2155, %r2151, %r2085;
-	cvt.u64.u32 	%rd721, %r2155;
-	add.s64 	%rd722, %rd286, %rd721;
-	add.s32 	%r2156, %r2151, %r2088;
-	cvt.u64.u32 	%rd723, %r2156;
-	add.s64 	%rd724, %rd286, %rd723;
-	add.s32 	%r2157, %r2151, %r2091;
-	cvt.u64.u32 	%rd725, %r2157;
-	add.s64 	%rd726, %rd286, %rd725;
-	add.s32 	%r2158, %r2151, %r2094;
-	cvt.u64.u32 	%rd727, %r2158;
-	add.s64 	%rd728, %rd286, %rd727;
-	selp.b32 	%r2159, %r2071, %r2069, %p448;
-	shl.b32 	%r2160, %r2159, 2;
-	add.s32 	%r2161, %r2160, %r2076;
-	cvt.u64.u32 	%rd729, %r2161;
-	add.s64 	%rd730, %rd286, %rd729;
-	add.s32 	%r2162, %r2160, %r2079;
-	cvt.u64.u32 	%rd731, %r2162;
-	add.s64 	%rd732, %rd286, %rd731;
-	add.s32 	%r2163, %r2160, %r2082;
-	cvt.u64.u32 	%rd733, %r2163;
-	add.s64 	%rd734, %rd286, %rd733;
-	add.s32 	%r2164, %r2160, %r2085;
-	cvt.u64.u32 	%rd735, %r2164;
-	add.s64 	%rd736, %rd286, %rd735;
-	add.s32 	%r2165, %r2160, %r2088;
-	cvt.u64.u32 	%rd737, %r2165;
-	add.s64 	%rd738, %rd286, %rd737;
-	add.s32 	%r2166, %r2160, %r2091;
-	cvt.u64.u32 	%rd739, %r2166;
-	add.s64 	%rd740, %rd286, %rd739;
-	add.s32 	%r2167, %r2160, %r2094;
-	cvt.u64.u32 	%rd741, %r2167;
-	add.s64 	%rd742, %rd286, %rd741;
-	selp.b32 	%r2168, %r2073, %r6026, %p448;
-	shl.b32 	%r2169, %r2168, 2;
-	add.s32 	%r2170, %r2169, %r2076;
-	cvt.u64.u32 	%rd743, %r2170;
-	add.s64 	%rd744, %rd286, %rd743;
-	add.s32 	%r2171, %r2169, %r2079;
-	cvt.u64.u32 	%rd745, %r2171;
-	add.s64 	%rd746, %rd286, %rd745;
-	add.s32 	%r2172, %r2169, %r2082;
-	cvt.u64.u32 	%rd747, %r2172;
-	add.s64 	%rd748, %rd286, %rd747;
-	add.s32 	%r2173, %r2169, %r2085;
-	cvt.u64.u32 	%rd749, %r2173;
-	add.s64 	%rd750, %rd286, %rd749;
-	add.s32 	%r2174, %r2169, %r2088;
-	cvt.u64.u32 	%rd751, %r2174;
-	add.s64 	%rd752, %rd286, %rd751;
-	add.s32 	%r2175, %r2169, %r2091;
-	cvt.u64.u32 	%rd753, %r2175;
-	add.s64 	%rd754, %rd286, %rd753;
-	add.s32 	%r2176, %r2169, %r2094;
-	cvt.u64.u32 	%rd755, %r2176;
-	add.s64 	%rd756, %rd286, %rd755;
-	not.pred 	%p546, %p1;
-	or.pred  	%p547, %p448, %p546;
-	or.pred  	%p2, %p547, %p452;
-	selp.b64 	%rd5, %rd618, %rd532, %p1;
-	or.pred  	%p3, %p547, %p454;
-	selp.b64 	%rd6, %rd620, %rd534, %p1;
-	or.pred  	%p4, %p547, %p457;
-	selp.b64 	%rd7, %rd622, %rd536, %p1;
-	or.pred  	%p5, %p547, %p460;
-	selp.b64 	%rd8, %rd624, %rd538, %p1;
-	or.pred  	%p6, %p547, %p463;
-	selp.b64 	%rd9, %rd626, %rd540, %p1;
-	or.pred  	%p7, %p547, %p466;
-	selp.b64 	%rd10, %rd628, %rd542, %p1;
-	or.pred  	%p8, %p547, %p469;
-	selp.b64 	%rd11, %rd630, %rd544, %p1;
-	or.pred  	%p9, %p547, %p473;
-	selp.b64 	%rd12, %rd632, %rd546, %p1;
-	or.pred  	%p10, %p547, %p474;
-	selp.b64 	%rd13, %rd634, %rd547, %p1;
-	or.pred  	%p11, %p547, %p475;
-	selp.b64 	%rd14, %rd636, %rd548, %p1;
-	or.pred  	%p12, %p547, %p476;
-	selp.b64 	%rd15, %rd638, %rd549, %p1;
-	or.pred  	%p13, %p547, %p477;
-	selp.b64 	%rd16, %rd640, %rd550, %p1;
-	or.pred  	%p14, %p547, %p478;
-	selp.b64 	%rd17, %rd642, %rd551, %p1;
-	or.pred  	%p15, %p547, %p479;
-	selp.b64 	%rd18, %rd644, %rd552, %p1;
-	or.pred  	%p16, %p547, %p481;
-	selp.b64 	%rd19, %rd646, %rd554, %p1;
-	or.pred  	%p17, %p547, %p482;
-	selp.b64 	%rd20, %rd648, %rd555, %p1;
-	or.pred  	%p18, %p547, %p483;
-	selp.b64 	%rd21, %rd650, %rd556, %p1;
-	or.pred  	%p19, %p547, %p484;
-	selp.b64 	%rd22, %rd652, %rd557, %p1;
-	or.pred  	%p20, %p547, %p485;
-	selp.b64 	%rd23, %rd654, %rd558, %p1;
-	or.pred  	%p21, %p547, %p486;
-	selp.b64 	%rd24, %rd656, %rd559, %p1;
-	or.pred  	%p22, %p547, %p487;
-	selp.b64 	%rd25, %rd658, %rd560, %p1;
-	or.pred  	%p23, %p547, %p490;
-	selp.b64 	%rd26, %rd660, %rd562, %p1;
-	or.pred  	%p24, %p547, %p491;
-	selp.b64 	%rd27, %rd662, %rd563, %p1;
-	or.pred  	%p25, %p547, %p492;
-	selp.b64 	%rd28, %rd664, %rd564, %p1;
-	or.pred  	%p26, %p547, %p493;
-	selp.b64 	%rd29, %rd666, %rd565, %p1;
-	or.pred  	%p27, %p547, %p494;
-	selp.b64 	%rd30, %rd668, %rd566, %p1;
-	or.pred  	%p28, %p547, %p495;
-	selp.b64 	%rd31, %rd670, %rd567, %p1;
-	or.pred  	%p29, %p547, %p496;
-	selp.b64 	%rd32, %rd672, %rd568, %p1;
-	or.pred  	%p30, %p547, %p498;
-	selp.b64 	%rd33, %rd674, %rd570, %p1;
-	or.pred  	%p31, %p547, %p499;
-	selp.b64 	%rd34, %rd676, %rd571, %p1;
-	or.pred  	%p32, %p547, %p500;
-	selp.b64 	%rd35, %rd678, %rd572, %p1;
-	or.pred  	%p33, %p547, %p501;
-	selp.b64 	%rd36, %rd680, %rd573, %p1;
-	or.pred  	%p34, %p547, %p502;
-	selp.b64 	%rd37, %rd682, %rd574, %p1;
-	or.pred  	%p35, %p547, %p503;
-	selp.b64 	%rd38, %rd684, %rd575, %p1;
-	or.pred  	%p36, %p547, %p504;
-	selp.b64 	%rd39, %rd686, %rd576, %p1;
-	or.pred  	%p37, %p547, %p506;
-	selp.b64 	%rd40, %rd688, %rd578, %p1;
-	or.pred  	%p38, %p547, %p507;
-	selp.b64 	%rd41, %rd690, %rd579, %p1;
-	or.pred  	%p39, %p547, %p508;
-	selp.b64 	%rd42, %rd692, %rd580, %p1;
-	or.pred  	%p40, %p547, %p509;
-	selp.b64 	%rd43, %rd694, %rd581, %p1;
-	or.pred  	%p41, %p547, %p510;
-	selp.b64 	%rd44, %rd696, %rd582, %p1;
-	or.pred  	%p42, %p547, %p511;
-	selp.b64 	%rd45, %rd698, %rd583, %p1;
-	or.pred  	%p43, %p547, %p512;
-	selp.b64 	%rd46, %rd700, %rd584, %p1;
-	or.pred  	%p44, %p547, %p514;
-	selp.b64 	%rd47, %rd702, %rd586, %p1;
-	or.pred  	%p45, %p547, %p515;
-	selp.b64 	%rd48, %rd704, %rd587, %p1;
-	or.pred  	%p46, %p547, %p516;
-	selp.b64 	%rd49, %rd706, %rd588, %p1;
-	or.pred  	%p47, %p547, %p517;
-	selp.b64 	%rd50, %rd708, %rd589, %p1;
-	or.pred  	%p48, %p547, %p518;
-	selp.b64 	%rd51, %rd710, %rd590, %p1;
-	or.pred  	%p49, %p547, %p519;
-	selp.b64 	%rd52, %rd712, %rd591, %p1;
-	or.pred  	%p50, %p547, %p520;
-	selp.b64 	%rd53, %rd714, %rd592, %p1;
-	or.pred  	%p51, %p547, %p523;
-	selp.b64 	%rd54, %rd716, %rd594, %p1;
-	or.pred  	%p52, %p547, %p524;
-	selp.b64 	%rd55, %rd718, %rd595, %p1;
-	or.pred  	%p53, %p547, %p525;
-	selp.b64 	%rd56, %rd720, %rd596, %p1;
-	or.pred  	%p54, %p547, %p526;
-	selp.b64 	%rd57, %rd722, %rd597, %p1;
-	or.pred  	%p55, %p547, %p527;
-	selp.b64 	%rd58, %rd724, %rd598, %p1;
-	or.pred  	%p56, %p547, %p528;
-	selp.b64 	%rd59, %rd726, %rd599, %p1;
-	or.pred  	%p57, %p547, %p529;
-	selp.b64 	%rd60, %rd728, %rd600, %p1;
-	or.pred  	%p58, %p547, %p531;
-	selp.b64 	%rd61, %rd730, %rd602, %p1;
-	or.pred  	%p59, %p547, %p532;
-	selp.b64 	%rd62, %rd732, %rd603, %p1;
-	or.pred  	%p60, %p547, %p533;
-	selp.b64 	%rd63, %rd734, %rd604, %p1;
-	or.pred  	%p61, %p547, %p534;
-	selp.b64 	%rd64, %rd736, %rd605, %p1;
-	or.pred  	%p62, %p547, %p535;
-	selp.b64 	%rd65, %rd738, %rd606, %p1;
-	or.pred  	%p63, %p547, %p536;
-	selp.b64 	%rd66, %rd740, %rd607, %p1;
-	or.pred  	%p64, %p547, %p537;
-	selp.b64 	%rd67, %rd742, %rd608, %p1;
-	or.pred  	%p65, %p547, %p539;
-	selp.b64 	%rd68, %rd744, %rd610, %p1;
-	or.pred  	%p66, %p547, %p540;
-	selp.b64 	%rd69, %rd746, %rd611, %p1;
-	or.pred  	%p67, %p547, %p541;
-	selp.b64 	%rd70, %rd748, %rd612, %p1;
-	or.pred  	%p68, %p547, %p542;
-	selp.b64 	%rd71, %rd750, %rd613, %p1;
-	or.pred  	%p69, %p547, %p543;
-	selp.b64 	%rd72, %rd752, %rd614, %p1;
-	or.pred  	%p70, %p547, %p544;
-	selp.b64 	%rd73, %rd754, %rd615, %p1;
-	or.pred  	%p71, %p547, %p545;
-	selp.b64 	%rd74, %rd756, %rd616, %p1;
-	mov.pred 	%p621, -1;
-	mov.u32 	%r2025, 0;
-	mov.u32 	%r5808, %r2025;
-	mov.u32 	%r5809, %r2025;
-	mov.u32 	%r5810, %r2025;
-	mov.u32 	%r5811, %r2025;
-	mov.u32 	%r5812, %r2025;
+	ld.param.u32 	%r174, [sfumato_median7_param_6];
+	ld.param.u32 	%r173, [sfumato_median7_param_5];
+	ld.param.u32 	%r172, [sfumato_median7_param_4];
+	ld.param.u64 	%rd15, [sfumato_median7_param_0];
+	ld.param.u64 	%rd16, [sfumato_median7_param_1];
+	cvta.to.global.u64 	%rd1, %rd16;
+	add.u64 	%rd2, %SPL, 0;
+	mul.lo.s32 	%r3, %r2, %r172;
+	mad.lo.s32 	%r182, %r1, %r173, %r3;
+	cvt.u64.u32 	%rd20, %r182;
+	add.s64 	%rd5, %rd1, %rd20;
+	setp.ne.s32 	%p4, %r173, 4;
+	add.s32 	%r6041, %r1, -3;
+	add.s32 	%r5, %r2, -3;
+	add.s32 	%r6, %r170, -1;
+	add.s32 	%r183, %r171, -1;
+	setp.lt.s32 	%p5, %r2, 3;
+	min.s32 	%r184, %r5, %r183;
+	selp.b32 	%r7, 0, %r184, %p5;
+	add.s32 	%r8, %r2, -2;
+	setp.lt.s32 	%p6, %r2, 2;
+	min.s32 	%r185, %r8, %r183;
+	selp.b32 	%r9, 0, %r185, %p6;
+	add.s32 	%r10, %r2, -1;
+	min.s32 	%r186, %r10, %r183;
+	setp.gt.s32 	%p7, %r2, 0;
+	selp.b32 	%r11, %r186, 0, %p7;
+	setp.lt.s32 	%p8, %r2, 0;
+	min.s32 	%r187, %r2, %r183;
+	selp.b32 	%r188, 0, %r187, %p8;
+	add.s32 	%r12, %r2, 1;
+	setp.lt.s32 	%p9, %r2, -1;
+	min.s32 	%r189, %r12, %r183;
+	selp.b32 	%r13, 0, %r189, %p9;
+	add.s32 	%r14, %r2, 2;
+	setp.lt.s32 	%p10, %r2, -2;
+	min.s32 	%r190, %r14, %r183;
+	selp.b32 	%r15, 0, %r190, %p10;
+	add.s32 	%r16, %r2, 3;
+	setp.lt.s32 	%p11, %r2, -3;
+	min.s32 	%r191, %r16, %r183;
+	selp.b32 	%r17, 0, %r191, %p11;
+	mul.lo.s32 	%r18, %r188, %r172;
+	setp.ge.u32 	%p110, %r5, %r171;
+	setp.ge.u32 	%p112, %r8, %r171;
+	setp.ge.u32 	%p113, %r10, %r171;
+	setp.ge.u32 	%p114, %r2, %r171;
+	@%p4 bra 	$L__BB5_56;
+	mov.u64 	%rd66, 12;
+	setp.eq.s32 	%p45, %r174, 0;
+	setp.ge.u32 	%p72, %r16, %r171;
+	setp.ge.u32 	%p68, %r14, %r171;
+	setp.ge.u32 	%p64, %r12, %r171;
+	mov.u32 	%r6019, %r6041;
 	bra.uni 	$L__BB5_3;
-$L__BB5_151:
-	shr.u32 	%r5737, %r5881, 8;
-	selp.b32 	%r5738, %r5881, %r5737, %p72;
-	and.b32  	%r5739, %r5738, 16711935;
-	or.b32  	%r3314, %r5739, 1677747200;
-	shr.u32 	%r5740, %r5880, 8;
-	selp.b32 	%r5741, %r5880, %r5740, %p72;
-	and.b32  	%r5742, %r5741, 16711935;
-	or.b32  	%r3313, %r5742, 1677747200;
-	shr.u32 	%r5743, %r5879, 8;
-	selp.b32 	%r5744, %r5879, %r5743, %p72;
-	and.b32  	%r5745, %r5744, 16711935;
-	or.b32  	%r3308, %r5745, 1677747200;
-	shr.u32 	%r5746, %r5878, 8;
-	selp.b32 	%r5747, %r5878, %r5746, %p72;
-	and.b32  	%r5748, %r5747, 16711935;
-	or.b32  	%r3307, %r5748, 1677747200;
-	shr.u32 	%r5749, %r5877, 8;
-	selp.b32 	%r5750, %r5877, %r5749, %p72;
-	and.b32  	%r5751, %r5750, 16711935;
-	or.b32  	%r3325, %r5751, 1677747200;
-	shr.u32 	%r5752, %r5876, 8;
-	selp.b32 	%r5753, %r5876, %r5752, %p72;
-	and.b32  	%r5754, %r5753, 16711935;
-	or.b32  	%r3301, %r5754, 1677747200;
-	shr.u32 	%r5755, %r5882, 8;
-	selp.b32 	%r5756, %r5882, %r5755, %p72;
-	and.b32  	%r5757, %r5756, 16711935;
-	or.b32  	%r3302, %r5757, 1677747200;
-	// begin inline asm
-	min.f16x2 %r3319, %r3301, %r3302;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3332, %r3301, %r3302;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3320, %r3307, %r3308;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3331, %r3307, %r3308;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3326, %r3313, %r3314;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3344, %r3313, %r3314;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3337, %r3319, %r3320;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3343, %r3319, %r3320;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3338, %r3325, %r3326;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3350, %r3325, %r3326;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3349, %r3331, %r3332;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3362, %r3331, %r3332;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3336, %r3337, %r3338;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3355, %r3337, %r3338;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3356, %r3343, %r3344;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3374, %r3343, %r3344;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3368, %r3349, %r3350;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3361, %r3349, %r3350;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3379, %r3355, %r3356;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3367, %r3355, %r3356;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3373, %r3361, %r3362;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3392, %r3361, %r3362;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3380, %r3367, %r3368;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3385, %r3367, %r3368;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3386, %r3373, %r3374;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3391, %r3373, %r3374;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3378, %r3379, %r3380;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3381, %r3379, %r3380;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3384, %r3385, %r3386;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3387, %r3385, %r3386;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3390, %r3391, %r3392;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3393, %r3391, %r3392;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3649, %r3397, %r3398;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3410, %r3397, %r3398;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3409, %r3403, %r3404;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3446, %r3403, %r3404;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3434, %r3409, %r3410;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3440, %r3409, %r3410;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3433, %r3415, %r3416;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3428, %r3415, %r3416;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3427, %r3421, %r3422;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3799, %r3421, %r3422;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3439, %r3427, %r3428;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3445, %r3427, %r3428;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3488, %r3433, %r3434;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3494, %r3433, %r3434;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3500, %r3439, %r3440;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3506, %r3439, %r3440;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3512, %r3445, %r3446;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3518, %r3445, %r3446;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3487, %r3451, %r3452;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3464, %r3451, %r3452;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3463, %r3457, %r3458;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3517, %r3457, %r3458;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3476, %r3463, %r3464;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3482, %r3463, %r3464;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3475, %r3469, %r3470;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3481, %r3469, %r3470;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3493, %r3475, %r3476;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3499, %r3475, %r3476;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3505, %r3481, %r3482;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3511, %r3481, %r3482;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3775, %r3487, %r3488;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3703, %r3487, %r3488;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3829, %r3493, %r3494;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3667, %r3493, %r3494;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3793, %r3499, %r3500;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3721, %r3499, %r3500;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3847, %r3505, %r3506;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3655, %r3505, %r3506;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3781, %r3511, %r3512;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3709, %r3511, %r3512;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3835, %r3517, %r3518;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3673, %r3517, %r3518;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3650, %r3523, %r3524;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3536, %r3523, %r3524;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3535, %r3529, %r3530;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3572, %r3529, %r3530;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3560, %r3535, %r3536;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3566, %r3535, %r3536;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3559, %r3541, %r3542;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3554, %r3541, %r3542;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3553, %r3547, %r3548;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3800, %r3547, %r3548;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3565, %r3553, %r3554;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3571, %r3553, %r3554;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3614, %r3559, %r3560;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3620, %r3559, %r3560;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3626, %r3565, %r3566;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3632, %r3565, %r3566;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3638, %r3571, %r3572;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3644, %r3571, %r3572;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3613, %r3577, %r3578;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3590, %r3577, %r3578;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3589, %r3583, %r3584;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3643, %r3583, %r3584;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3602, %r3589, %r3590;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3608, %r3589, %r3590;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3601, %r3595, %r3596;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3607, %r3595, %r3596;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3619, %r3601, %r3602;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3625, %r3601, %r3602;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3631, %r3607, %r3608;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3637, %r3607, %r3608;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3776, %r3613, %r3614;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3704, %r3613, %r3614;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3830, %r3619, %r3620;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3668, %r3619, %r3620;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3794, %r3625, %r3626;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3722, %r3625, %r3626;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3848, %r3631, %r3632;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3656, %r3631, %r3632;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3782, %r3637, %r3638;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3710, %r3637, %r3638;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3836, %r3643, %r3644;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3674, %r3643, %r3644;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4105, %r3649, %r3650;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3662, %r3649, %r3650;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3661, %r3655, %r3656;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3698, %r3655, %r3656;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3686, %r3661, %r3662;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3692, %r3661, %r3662;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3685, %r3667, %r3668;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3680, %r3667, %r3668;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3679, %r3673, %r3674;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3974, %r3673, %r3674;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3691, %r3679, %r3680;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3697, %r3679, %r3680;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3740, %r3685, %r3686;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3746, %r3685, %r3686;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3752, %r3691, %r3692;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3758, %r3691, %r3692;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3764, %r3697, %r3698;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3770, %r3697, %r3698;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3739, %r3703, %r3704;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3716, %r3703, %r3704;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3715, %r3709, %r3710;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3769, %r3709, %r3710;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3728, %r3715, %r3716;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3734, %r3715, %r3716;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3727, %r3721, %r3722;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3733, %r3721, %r3722;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3745, %r3727, %r3728;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3751, %r3727, %r3728;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3757, %r3733, %r3734;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3763, %r3733, %r3734;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3902, %r3739, %r3740;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3908, %r3739, %r3740;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3914, %r3745, %r3746;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3920, %r3745, %r3746;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3926, %r3751, %r3752;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3932, %r3751, %r3752;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3938, %r3757, %r3758;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3944, %r3757, %r3758;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3950, %r3763, %r3764;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3956, %r3763, %r3764;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3962, %r3769, %r3770;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3968, %r3769, %r3770;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3901, %r3775, %r3776;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3788, %r3775, %r3776;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3787, %r3781, %r3782;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3824, %r3781, %r3782;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3812, %r3787, %r3788;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3818, %r3787, %r3788;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3811, %r3793, %r3794;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3806, %r3793, %r3794;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3805, %r3799, %r3800;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4441, %r3799, %r3800;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3817, %r3805, %r3806;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3823, %r3805, %r3806;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3866, %r3811, %r3812;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3872, %r3811, %r3812;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3878, %r3817, %r3818;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3884, %r3817, %r3818;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3890, %r3823, %r3824;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3896, %r3823, %r3824;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3865, %r3829, %r3830;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3842, %r3829, %r3830;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3841, %r3835, %r3836;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3895, %r3835, %r3836;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3854, %r3841, %r3842;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3860, %r3841, %r3842;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3853, %r3847, %r3848;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3859, %r3847, %r3848;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3871, %r3853, %r3854;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3877, %r3853, %r3854;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3883, %r3859, %r3860;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3889, %r3859, %r3860;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3907, %r3865, %r3866;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3913, %r3865, %r3866;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3919, %r3871, %r3872;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3925, %r3871, %r3872;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3931, %r3877, %r3878;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3937, %r3877, %r3878;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3943, %r3883, %r3884;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3949, %r3883, %r3884;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3955, %r3889, %r3890;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3961, %r3889, %r3890;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3967, %r3895, %r3896;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3973, %r3895, %r3896;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4330, %r3901, %r3902;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4201, %r3901, %r3902;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4423, %r3907, %r3908;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4141, %r3907, %r3908;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4366, %r3913, %r3914;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4237, %r3913, %r3914;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4459, %r3919, %r3920;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4117, %r3919, %r3920;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4342, %r3925, %r3926;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4213, %r3925, %r3926;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4435, %r3931, %r3932;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4153, %r3931, %r3932;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4378, %r3937, %r3938;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4249, %r3937, %r3938;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4471, %r3943, %r3944;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4111, %r3943, %r3944;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4336, %r3949, %r3950;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4207, %r3949, %r3950;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4429, %r3955, %r3956;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4147, %r3955, %r3956;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4372, %r3961, %r3962;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4243, %r3961, %r3962;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4465, %r3967, %r3968;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4123, %r3967, %r3968;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4348, %r3973, %r3974;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4219, %r3973, %r3974;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4106, %r3979, %r3980;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3992, %r3979, %r3980;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3991, %r3985, %r3986;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4028, %r3985, %r3986;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4016, %r3991, %r3992;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4022, %r3991, %r3992;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4015, %r3997, %r3998;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4010, %r3997, %r3998;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4009, %r4003, %r4004;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4379, %r4003, %r4004;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4021, %r4009, %r4010;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4027, %r4009, %r4010;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4070, %r4015, %r4016;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4076, %r4015, %r4016;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4082, %r4021, %r4022;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4088, %r4021, %r4022;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4094, %r4027, %r4028;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4100, %r4027, %r4028;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4069, %r4033, %r4034;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4046, %r4033, %r4034;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4045, %r4039, %r4040;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4099, %r4039, %r4040;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4058, %r4045, %r4046;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4064, %r4045, %r4046;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4057, %r4051, %r4052;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4063, %r4051, %r4052;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4075, %r4057, %r4058;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4081, %r4057, %r4058;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4087, %r4063, %r4064;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4093, %r4063, %r4064;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4331, %r4069, %r4070;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4202, %r4069, %r4070;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4424, %r4075, %r4076;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4142, %r4075, %r4076;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4367, %r4081, %r4082;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4238, %r4081, %r4082;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4460, %r4087, %r4088;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4118, %r4087, %r4088;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4343, %r4093, %r4094;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4214, %r4093, %r4094;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4436, %r4099, %r4100;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4154, %r4099, %r4100;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4639, %r4105, %r4106;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4112, %r4105, %r4106;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4130, %r4111, %r4112;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4136, %r4111, %r4112;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4129, %r4117, %r4118;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4124, %r4117, %r4118;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4135, %r4123, %r4124;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4196, %r4123, %r4124;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4172, %r4129, %r4130;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4178, %r4129, %r4130;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4184, %r4135, %r4136;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4190, %r4135, %r4136;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4171, %r4141, %r4142;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4148, %r4141, %r4142;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4160, %r4147, %r4148;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4166, %r4147, %r4148;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4159, %r4153, %r4154;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4165, %r4153, %r4154;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4177, %r4159, %r4160;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4183, %r4159, %r4160;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4189, %r4165, %r4166;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4195, %r4165, %r4166;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4280, %r4171, %r4172;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4173, %r4171, %r4172;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4176, %r4177, %r4178;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4292, %r4177, %r4178;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4298, %r4183, %r4184;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4304, %r4183, %r4184;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4310, %r4189, %r4190;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4191, %r4189, %r4190;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4319, %r4195, %r4196;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4325, %r4195, %r4196;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4279, %r4201, %r4202;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4208, %r4201, %r4202;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4226, %r4207, %r4208;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4232, %r4207, %r4208;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4225, %r4213, %r4214;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4220, %r4213, %r4214;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4231, %r4219, %r4220;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4324, %r4219, %r4220;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4256, %r4225, %r4226;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4262, %r4225, %r4226;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4268, %r4231, %r4232;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4274, %r4231, %r4232;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4255, %r4237, %r4238;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4244, %r4237, %r4238;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4250, %r4243, %r4244;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4273, %r4243, %r4244;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4261, %r4249, %r4250;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4267, %r4249, %r4250;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4254, %r4255, %r4256;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4257, %r4255, %r4256;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4291, %r4261, %r4262;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4297, %r4261, %r4262;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4303, %r4267, %r4268;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4309, %r4267, %r4268;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4272, %r4273, %r4274;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4318, %r4273, %r4274;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4550, %r4279, %r4280;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4556, %r4279, %r4280;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4562, %r4254, %r4173;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4287, %r4257, %r4176;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4571, %r4291, %r4292;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4577, %r4291, %r4292;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4583, %r4297, %r4298;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4589, %r4297, %r4298;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4595, %r4303, %r4304;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4601, %r4303, %r4304;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4607, %r4309, %r4310;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4311, %r4309, %r4310;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4314, %r4272, %r4191;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4619, %r4318, %r4319;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4625, %r4318, %r4319;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4631, %r4324, %r4325;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4326, %r4324, %r4325;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4549, %r4330, %r4331;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4337, %r4330, %r4331;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4355, %r4336, %r4337;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4361, %r4336, %r4337;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4354, %r4342, %r4343;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4349, %r4342, %r4343;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4360, %r4348, %r4349;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4418, %r4348, %r4349;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4353, %r4354, %r4355;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4400, %r4354, %r4355;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4406, %r4360, %r4361;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4412, %r4360, %r4361;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4365, %r4366, %r4367;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4373, %r4366, %r4367;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4385, %r4372, %r4373;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4391, %r4372, %r4373;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4384, %r4378, %r4379;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4390, %r4378, %r4379;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4399, %r4384, %r4385;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4405, %r4384, %r4385;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4411, %r4390, %r4391;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4417, %r4390, %r4391;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4499, %r4365, %r4353;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4505, %r4399, %r4400;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4511, %r4399, %r4400;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4517, %r4405, %r4406;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4523, %r4405, %r4406;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4410, %r4411, %r4412;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4532, %r4411, %r4412;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4538, %r4417, %r4418;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4544, %r4417, %r4418;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4498, %r4423, %r4424;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4430, %r4423, %r4424;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4448, %r4429, %r4430;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4454, %r4429, %r4430;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4447, %r4435, %r4436;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4442, %r4435, %r4436;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4453, %r4441, %r4442;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4543, %r4441, %r4442;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4446, %r4447, %r4448;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4481, %r4447, %r4448;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4487, %r4453, %r4454;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4493, %r4453, %r4454;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4458, %r4459, %r4460;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4466, %r4459, %r4460;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4472, %r4465, %r4466;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4492, %r4465, %r4466;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4480, %r4471, %r4472;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4486, %r4471, %r4472;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4504, %r4458, %r4446;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4510, %r4480, %r4481;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4516, %r4480, %r4481;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4522, %r4486, %r4487;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4488, %r4486, %r4487;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4531, %r4492, %r4493;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4537, %r4492, %r4493;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4555, %r4498, %r4499;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4561, %r4498, %r4499;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4503, %r4504, %r4505;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4570, %r4504, %r4505;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4576, %r4510, %r4511;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4582, %r4510, %r4511;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4588, %r4516, %r4517;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4594, %r4516, %r4517;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4600, %r4522, %r4523;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4606, %r4522, %r4523;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4527, %r4488, %r4410;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4530, %r4531, %r4532;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4618, %r4531, %r4532;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4624, %r4537, %r4538;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4630, %r4537, %r4538;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4542, %r4543, %r4544;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4545, %r4543, %r4544;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4699, %r4549, %r4550;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4669, %r4549, %r4550;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4729, %r4555, %r4556;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4654, %r4555, %r4556;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4714, %r4561, %r4562;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4681, %r4561, %r4562;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4663, %r4503, %r4287;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4723, %r4570, %r4571;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4690, %r4570, %r4571;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4575, %r4576, %r4577;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4645, %r4576, %r4577;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4705, %r4582, %r4583;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4675, %r4582, %r4583;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4735, %r4588, %r4589;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4660, %r4588, %r4589;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4720, %r4594, %r4595;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4687, %r4594, %r4595;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4599, %r4600, %r4601;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4602, %r4600, %r4601;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4605, %r4606, %r4607;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4678, %r4606, %r4607;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4738, %r4527, %r4311;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4642, %r4530, %r4314;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4702, %r4618, %r4619;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4672, %r4618, %r4619;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4732, %r4624, %r4625;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4657, %r4624, %r4625;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4717, %r4630, %r4631;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4684, %r4630, %r4631;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4635, %r4542, %r4326;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4638, %r4639, %r2238;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4641, %r4642, %r4638;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4644, %r4645, %r4641;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4651, %r4602, %r4635;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4650, %r4651, %r4644;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4653, %r4654, %r2289;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4656, %r4657, %r4653;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4659, %r4660, %r4656;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4662, %r4663, %r4659;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4665, %r4662, %r4650;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4668, %r4669, %r2283;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4671, %r4672, %r4668;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4674, %r4675, %r4671;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4677, %r4678, %r4674;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4680, %r4681, %r2295;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4683, %r4684, %r4680;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4686, %r4687, %r4683;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4689, %r4690, %r4686;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4692, %r4689, %r4677;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4695, %r4692, %r4665;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4698, %r4699, %r2280;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4701, %r4702, %r4698;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4704, %r4705, %r4701;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4711, %r4605, %r4545;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4710, %r4711, %r4704;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4713, %r4714, %r2292;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4716, %r4717, %r4713;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4719, %r4720, %r4716;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4722, %r4723, %r4719;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4725, %r4722, %r4710;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4728, %r4729, %r2286;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4731, %r4732, %r4728;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4734, %r4735, %r4731;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4737, %r4738, %r4734;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4744, %r4575, %r4599;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4743, %r4744, %r4737;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4746, %r4743, %r4725;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4749, %r4746, %r4695;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4752, %r4639, %r4754;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4755, %r4642, %r4752;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4758, %r4645, %r4755;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4761, %r4651, %r4758;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4764, %r4654, %r4766;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4767, %r4657, %r4764;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4770, %r4660, %r4767;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4773, %r4663, %r4770;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4776, %r4773, %r4761;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4779, %r4669, %r4781;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4782, %r4672, %r4779;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4785, %r4675, %r4782;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4788, %r4678, %r4785;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4791, %r4681, %r4793;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4794, %r4684, %r4791;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4797, %r4687, %r4794;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4800, %r4690, %r4797;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4803, %r4800, %r4788;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4806, %r4803, %r4776;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4809, %r4699, %r4811;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4812, %r4702, %r4809;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4815, %r4705, %r4812;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4818, %r4711, %r4815;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4821, %r4714, %r4823;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4824, %r4717, %r4821;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4827, %r4720, %r4824;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4830, %r4723, %r4827;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4833, %r4830, %r4818;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4836, %r4729, %r4838;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4839, %r4732, %r4836;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4842, %r4735, %r4839;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4845, %r4738, %r4842;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4848, %r4744, %r4845;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4851, %r4848, %r4833;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4854, %r4851, %r4806;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4985, %r4754, %r4859;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4871, %r4754, %r4859;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4870, %r4766, %r4865;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4907, %r4766, %r4865;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4895, %r4870, %r4871;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4901, %r4870, %r4871;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4894, %r4781, %r4877;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4889, %r4781, %r4877;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4888, %r4793, %r4883;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5258, %r4793, %r4883;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4900, %r4888, %r4889;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4906, %r4888, %r4889;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4949, %r4894, %r4895;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4955, %r4894, %r4895;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4961, %r4900, %r4901;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4967, %r4900, %r4901;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4973, %r4906, %r4907;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4979, %r4906, %r4907;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4948, %r4811, %r4913;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4925, %r4811, %r4913;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4924, %r4823, %r4919;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4978, %r4823, %r4919;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4937, %r4924, %r4925;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4943, %r4924, %r4925;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4936, %r4838, %r4931;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4942, %r4838, %r4931;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4954, %r4936, %r4937;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4960, %r4936, %r4937;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4966, %r4942, %r4943;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4972, %r4942, %r4943;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5210, %r4948, %r4949;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5081, %r4948, %r4949;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5303, %r4954, %r4955;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5021, %r4954, %r4955;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5246, %r4960, %r4961;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5117, %r4960, %r4961;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5339, %r4966, %r4967;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4997, %r4966, %r4967;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5222, %r4972, %r4973;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5093, %r4972, %r4973;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5315, %r4978, %r4979;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5033, %r4978, %r4979;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5518, %r4105, %r4985;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4991, %r4105, %r4985;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5009, %r4111, %r4991;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5015, %r4111, %r4991;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5008, %r4117, %r4997;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5003, %r4117, %r4997;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5014, %r4123, %r5003;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5075, %r4123, %r5003;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5051, %r5008, %r5009;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5057, %r5008, %r5009;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5063, %r5014, %r5015;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5069, %r5014, %r5015;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5050, %r4141, %r5021;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5027, %r4141, %r5021;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5039, %r4147, %r5027;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5045, %r4147, %r5027;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5038, %r4153, %r5033;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5044, %r4153, %r5033;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5056, %r5038, %r5039;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5062, %r5038, %r5039;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5068, %r5044, %r5045;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5074, %r5044, %r5045;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5159, %r5050, %r5051;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5052, %r5050, %r5051;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5055, %r5056, %r5057;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5171, %r5056, %r5057;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5177, %r5062, %r5063;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5183, %r5062, %r5063;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5189, %r5068, %r5069;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5070, %r5068, %r5069;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5198, %r5074, %r5075;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5204, %r5074, %r5075;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5158, %r4201, %r5081;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5087, %r4201, %r5081;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5105, %r4207, %r5087;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5111, %r4207, %r5087;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5104, %r4213, %r5093;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5099, %r4213, %r5093;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5110, %r4219, %r5099;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5203, %r4219, %r5099;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5135, %r5104, %r5105;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5141, %r5104, %r5105;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5147, %r5110, %r5111;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5153, %r5110, %r5111;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5134, %r4237, %r5117;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5123, %r4237, %r5117;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5129, %r4243, %r5123;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5152, %r4243, %r5123;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5140, %r4249, %r5129;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5146, %r4249, %r5129;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5133, %r5134, %r5135;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5136, %r5134, %r5135;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5170, %r5140, %r5141;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5176, %r5140, %r5141;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5182, %r5146, %r5147;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5188, %r5146, %r5147;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5151, %r5152, %r5153;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5197, %r5152, %r5153;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5429, %r5158, %r5159;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5435, %r5158, %r5159;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5441, %r5133, %r5052;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5166, %r5136, %r5055;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5450, %r5170, %r5171;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5456, %r5170, %r5171;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5462, %r5176, %r5177;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5468, %r5176, %r5177;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5474, %r5182, %r5183;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5480, %r5182, %r5183;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5486, %r5188, %r5189;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5190, %r5188, %r5189;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5193, %r5151, %r5070;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5498, %r5197, %r5198;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5504, %r5197, %r5198;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5510, %r5203, %r5204;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5205, %r5203, %r5204;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5428, %r4330, %r5210;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5216, %r4330, %r5210;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5234, %r4336, %r5216;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5240, %r4336, %r5216;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5233, %r4342, %r5222;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5228, %r4342, %r5222;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5239, %r4348, %r5228;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5297, %r4348, %r5228;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5232, %r5233, %r5234;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5279, %r5233, %r5234;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5285, %r5239, %r5240;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5291, %r5239, %r5240;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5244, %r4366, %r5246;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5252, %r4366, %r5246;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5264, %r4372, %r5252;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5270, %r4372, %r5252;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5263, %r4378, %r5258;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5269, %r4378, %r5258;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5278, %r5263, %r5264;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5284, %r5263, %r5264;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5290, %r5269, %r5270;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5296, %r5269, %r5270;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5378, %r5244, %r5232;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5384, %r5278, %r5279;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5390, %r5278, %r5279;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5396, %r5284, %r5285;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5402, %r5284, %r5285;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5289, %r5290, %r5291;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5411, %r5290, %r5291;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5417, %r5296, %r5297;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5423, %r5296, %r5297;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5377, %r4423, %r5303;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5309, %r4423, %r5303;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5327, %r4429, %r5309;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5333, %r4429, %r5309;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5326, %r4435, %r5315;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5321, %r4435, %r5315;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5332, %r4441, %r5321;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5422, %r4441, %r5321;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5325, %r5326, %r5327;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5360, %r5326, %r5327;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5366, %r5332, %r5333;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5372, %r5332, %r5333;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5337, %r4459, %r5339;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5345, %r4459, %r5339;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5351, %r4465, %r5345;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5371, %r4465, %r5345;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5359, %r4471, %r5351;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5365, %r4471, %r5351;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5383, %r5337, %r5325;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5389, %r5359, %r5360;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5395, %r5359, %r5360;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5401, %r5365, %r5366;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5367, %r5365, %r5366;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5410, %r5371, %r5372;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5416, %r5371, %r5372;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5434, %r5377, %r5378;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5440, %r5377, %r5378;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5382, %r5383, %r5384;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5449, %r5383, %r5384;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5455, %r5389, %r5390;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5461, %r5389, %r5390;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5467, %r5395, %r5396;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5473, %r5395, %r5396;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5479, %r5401, %r5402;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5485, %r5401, %r5402;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5406, %r5367, %r5289;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5409, %r5410, %r5411;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5497, %r5410, %r5411;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5503, %r5416, %r5417;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5509, %r5416, %r5417;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5421, %r5422, %r5423;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5424, %r5422, %r5423;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5578, %r5428, %r5429;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5548, %r5428, %r5429;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5608, %r5434, %r5435;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5533, %r5434, %r5435;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5593, %r5440, %r5441;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5560, %r5440, %r5441;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5542, %r5382, %r5166;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5602, %r5449, %r5450;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5569, %r5449, %r5450;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5454, %r5455, %r5456;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5524, %r5455, %r5456;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5584, %r5461, %r5462;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5554, %r5461, %r5462;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5614, %r5467, %r5468;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5539, %r5467, %r5468;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5599, %r5473, %r5474;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5566, %r5473, %r5474;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5478, %r5479, %r5480;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5481, %r5479, %r5480;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5484, %r5485, %r5486;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5557, %r5485, %r5486;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5617, %r5406, %r5190;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5521, %r5409, %r5193;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5581, %r5497, %r5498;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5551, %r5497, %r5498;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5611, %r5503, %r5504;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5536, %r5503, %r5504;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5596, %r5509, %r5510;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5563, %r5509, %r5510;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5514, %r5421, %r5205;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5517, %r5518, %r3980;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5520, %r5521, %r5517;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5523, %r5524, %r5520;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5530, %r5481, %r5514;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5529, %r5530, %r5523;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5532, %r5533, %r3986;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5535, %r5536, %r5532;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5538, %r5539, %r5535;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5541, %r5542, %r5538;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5544, %r5541, %r5529;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5547, %r5548, %r3998;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5550, %r5551, %r5547;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5553, %r5554, %r5550;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5556, %r5557, %r5553;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5559, %r5560, %r4004;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5562, %r5563, %r5559;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5565, %r5566, %r5562;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5568, %r5569, %r5565;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5571, %r5568, %r5556;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5574, %r5571, %r5544;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5577, %r5578, %r4034;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5580, %r5581, %r5577;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5583, %r5584, %r5580;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5590, %r5484, %r5424;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5589, %r5590, %r5583;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5592, %r5593, %r4040;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5595, %r5596, %r5592;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5598, %r5599, %r5595;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5601, %r5602, %r5598;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5604, %r5601, %r5589;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5607, %r5608, %r4052;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5610, %r5611, %r5607;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5613, %r5614, %r5610;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5616, %r5617, %r5613;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5623, %r5454, %r5478;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5622, %r5623, %r5616;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5625, %r5622, %r5604;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5628, %r5625, %r5574;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5631, %r5518, %r3336;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5634, %r5521, %r5631;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5637, %r5524, %r5634;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5640, %r5530, %r5637;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5643, %r5533, %r3387;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5646, %r5536, %r5643;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5649, %r5539, %r5646;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5652, %r5542, %r5649;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5655, %r5652, %r5640;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5658, %r5548, %r3381;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5661, %r5551, %r5658;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5664, %r5554, %r5661;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5667, %r5557, %r5664;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5670, %r5560, %r3393;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5673, %r5563, %r5670;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5676, %r5566, %r5673;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5679, %r5569, %r5676;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5682, %r5679, %r5667;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5685, %r5682, %r5655;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5688, %r5578, %r3378;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5691, %r5581, %r5688;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5694, %r5584, %r5691;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5697, %r5590, %r5694;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5700, %r5593, %r3390;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5703, %r5596, %r5700;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5706, %r5599, %r5703;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5709, %r5602, %r5706;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5712, %r5709, %r5697;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5715, %r5608, %r3384;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5718, %r5611, %r5715;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5721, %r5614, %r5718;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5724, %r5617, %r5721;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5727, %r5623, %r5724;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r5730, %r5727, %r5712;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r5733, %r5730, %r5685;
-	// end inline asm
-	and.b32  	%r5758, %r4749, 16711935;
-	shl.b32 	%r5759, %r5758, %r5812;
-	or.b32  	%r5808, %r5759, %r5808;
-	and.b32  	%r5760, %r4854, 16711935;
-	shl.b32 	%r5761, %r5760, %r5812;
-	or.b32  	%r5811, %r5761, %r5811;
-	and.b32  	%r5762, %r5628, 16711935;
-	shl.b32 	%r5763, %r5762, %r5812;
-	or.b32  	%r5810, %r5763, %r5810;
-	and.b32  	%r5764, %r5733, 16711935;
-	shl.b32 	%r5765, %r5764, %r5812;
-	or.b32  	%r5809, %r5765, %r5809;
-	mov.u32 	%r5812, 8;
-	mov.pred 	%p621, 0;
-	@%p72 bra 	$L__BB5_3;
-	bra.uni 	$L__BB5_4;
-$L__BB5_3:
-	.pragma "nounroll";
-	mov.pred 	%p72, %p621;
-	mov.u32 	%r5813, %r2025;
-	@!%p2 bra 	$L__BB5_13;
-	bra.uni 	$L__BB5_12;
-$L__BB5_12:
-	ld.global.nc.u32 	%r5813, [%rd5];
-$L__BB5_13:
-	mov.u32 	%r5814, %r2025;
-	@!%p3 bra 	$L__BB5_15;
-	bra.uni 	$L__BB5_14;
-$L__BB5_14:
-	ld.global.nc.u32 	%r5814, [%rd6];
-$L__BB5_15:
-	mov.u32 	%r5815, %r2025;
-	@!%p4 bra 	$L__BB5_17;
-	bra.uni 	$L__BB5_16;
-$L__BB5_16:
-	ld.global.nc.u32 	%r5815, [%rd7];
-$L__BB5_17:
-	mov.u32 	%r5816, %r2025;
-	@!%p5 bra 	$L__BB5_19;
-	bra.uni 	$L__BB5_18;
-$L__BB5_18:
-	ld.global.nc.u32 	%r5816, [%rd8];
-$L__BB5_19:
-	mov.u32 	%r5817, %r2025;
-	@!%p6 bra 	$L__BB5_21;
-	bra.uni 	$L__BB5_20;
-$L__BB5_20:
-	ld.global.nc.u32 	%r5817, [%rd9];
-$L__BB5_21:
-	mov.u32 	%r5818, %r2025;
-	@!%p7 bra 	$L__BB5_23;
-	bra.uni 	$L__BB5_22;
-$L__BB5_22:
-	ld.global.nc.u32 	%r5818, [%rd10];
 $L__BB5_23:
-	shr.u32 	%r2179, %r5813, 8;
-	selp.b32 	%r2180, %r5813, %r2179, %p72;
-	and.b32  	%r2181, %r2180, 16711935;
-	or.b32  	%r2203, %r2181, 1677747200;
-	shr.u32 	%r2183, %r5814, 8;
-	selp.b32 	%r2184, %r5814, %r2183, %p72;
-	and.b32  	%r2185, %r2184, 16711935;
-	or.b32  	%r2227, %r2185, 1677747200;
-	shr.u32 	%r2187, %r5815, 8;
-	selp.b32 	%r2188, %r5815, %r2187, %p72;
-	and.b32  	%r2189, %r2188, 16711935;
-	or.b32  	%r2209, %r2189, 1677747200;
-	shr.u32 	%r2191, %r5816, 8;
-	selp.b32 	%r2192, %r5816, %r2191, %p72;
-	and.b32  	%r2193, %r2192, 16711935;
-	or.b32  	%r2210, %r2193, 1677747200;
-	shr.u32 	%r2195, %r5817, 8;
-	selp.b32 	%r2196, %r5817, %r2195, %p72;
-	and.b32  	%r2197, %r2196, 16711935;
-	or.b32  	%r2215, %r2197, 1677747200;
-	shr.u32 	%r2199, %r5818, 8;
-	selp.b32 	%r2200, %r5818, %r2199, %p72;
-	and.b32  	%r2201, %r2200, 16711935;
-	or.b32  	%r2216, %r2201, 1677747200;
-	mov.u32 	%r5819, %r2025;
-	@!%p8 bra 	$L__BB5_25;
-	bra.uni 	$L__BB5_24;
+	shl.b32 	%r1088, %r6039, 2;
+	mad.lo.s32 	%r1089, %r6038, %r172, %r1088;
+	cvt.u64.u32 	%rd49, %r1089;
+	add.s64 	%rd50, %rd15, %rd49;
+	ld.global.nc.u32 	%r6040, [%rd50];
 $L__BB5_24:
-	ld.global.nc.u32 	%r5819, [%rd11];
-$L__BB5_25:
-	shr.u32 	%r2299, %r5819, 8;
-	selp.b32 	%r2300, %r5819, %r2299, %p72;
-	and.b32  	%r2301, %r2300, 16711935;
-	or.b32  	%r2204, %r2301, 1677747200;
+	add.s64 	%rd7, %rd2, %rd66;
+	and.b32  	%r1186, %r6040, 16711935;
+	or.b32  	%r1092, %r1186, 1677747200;
 	// begin inline asm
-	min.f16x2 %r2221, %r2203, %r2204;
+	min.f16x2 %r1109, %r1091, %r1092;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2234, %r2203, %r2204;
+	max.f16x2 %r1122, %r1091, %r1092;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2222, %r2209, %r2210;
+	min.f16x2 %r1110, %r1097, %r1098;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2233, %r2209, %r2210;
+	max.f16x2 %r1121, %r1097, %r1098;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2228, %r2215, %r2216;
+	min.f16x2 %r1116, %r1103, %r1104;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2246, %r2215, %r2216;
+	max.f16x2 %r1134, %r1103, %r1104;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2239, %r2221, %r2222;
+	min.f16x2 %r1127, %r1109, %r1110;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2245, %r2221, %r2222;
+	max.f16x2 %r1133, %r1109, %r1110;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2240, %r2227, %r2228;
+	min.f16x2 %r1128, %r1115, %r1116;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2252, %r2227, %r2228;
+	max.f16x2 %r1140, %r1115, %r1116;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2251, %r2233, %r2234;
+	min.f16x2 %r1139, %r1121, %r1122;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2264, %r2233, %r2234;
+	max.f16x2 %r1152, %r1121, %r1122;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2238, %r2239, %r2240;
+	min.f16x2 %r1126, %r1127, %r1128;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2257, %r2239, %r2240;
+	max.f16x2 %r1145, %r1127, %r1128;
 	// end inline asm
+	st.local.u32 	[%rd7+-12], %r1126;
 	// begin inline asm
-	min.f16x2 %r2258, %r2245, %r2246;
+	min.f16x2 %r1146, %r1133, %r1134;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2276, %r2245, %r2246;
+	max.f16x2 %r1164, %r1133, %r1134;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2270, %r2251, %r2252;
+	min.f16x2 %r1158, %r1139, %r1140;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2263, %r2251, %r2252;
+	max.f16x2 %r1151, %r1139, %r1140;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2281, %r2257, %r2258;
+	min.f16x2 %r1169, %r1145, %r1146;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2269, %r2257, %r2258;
+	max.f16x2 %r1157, %r1145, %r1146;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2275, %r2263, %r2264;
+	min.f16x2 %r1163, %r1151, %r1152;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2294, %r2263, %r2264;
+	max.f16x2 %r1182, %r1151, %r1152;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2282, %r2269, %r2270;
+	min.f16x2 %r1170, %r1157, %r1158;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2287, %r2269, %r2270;
+	max.f16x2 %r1175, %r1157, %r1158;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2288, %r2275, %r2276;
+	min.f16x2 %r1176, %r1163, %r1164;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2293, %r2275, %r2276;
+	max.f16x2 %r1181, %r1163, %r1164;
 	// end inline asm
 	// begin inline asm
-	min.f16x2 %r2280, %r2281, %r2282;
+	min.f16x2 %r1168, %r1169, %r1170;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2283, %r2281, %r2282;
+	max.f16x2 %r1171, %r1169, %r1170;
 	// end inline asm
+	st.local.u32 	[%rd7+-8], %r1168;
+	st.local.u32 	[%rd7+-4], %r1171;
 	// begin inline asm
-	min.f16x2 %r2286, %r2287, %r2288;
+	min.f16x2 %r1174, %r1175, %r1176;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2289, %r2287, %r2288;
+	max.f16x2 %r1177, %r1175, %r1176;
 	// end inline asm
+	st.local.u32 	[%rd7], %r1174;
+	st.local.u32 	[%rd7+4], %r1177;
 	// begin inline asm
-	min.f16x2 %r2292, %r2293, %r2294;
+	min.f16x2 %r1180, %r1181, %r1182;
 	// end inline asm
 	// begin inline asm
-	max.f16x2 %r2295, %r2293, %r2294;
-	// end inline asm
-	mov.u32 	%r5820, %r2025;
-	@!%p9 bra 	$L__BB5_27;
-	bra.uni 	$L__BB5_26;
-$L__BB5_26:
-	ld.global.nc.u32 	%r5820, [%rd12];
-$L__BB5_27:
-	mov.u32 	%r5821, %r2025;
-	@!%p10 bra 	$L__BB5_29;
-	bra.uni 	$L__BB5_28;
-$L__BB5_28:
-	ld.global.nc.u32 	%r5821, [%rd13];
-$L__BB5_29:
-	mov.u32 	%r5822, %r2025;
-	@!%p11 bra 	$L__BB5_31;
-	bra.uni 	$L__BB5_30;
-$L__BB5_30:
-	ld.global.nc.u32 	%r5822, [%rd14];
-$L__BB5_31:
-	mov.u32 	%r5823, %r2025;
-	@!%p12 bra 	$L__BB5_33;
-	bra.uni 	$L__BB5_32;
-$L__BB5_32:
-	ld.global.nc.u32 	%r5823, [%rd15];
-$L__BB5_33:
-	mov.u32 	%r5824, %r2025;
-	@!%p13 bra 	$L__BB5_35;
-	bra.uni 	$L__BB5_34;
-$L__BB5_34:
-	ld.global.nc.u32 	%r5824, [%rd16];
-$L__BB5_35:
-	mov.u32 	%r5825, %r2025;
-	@!%p14 bra 	$L__BB5_37;
-	bra.uni 	$L__BB5_36;
-$L__BB5_36:
-	ld.global.nc.u32 	%r5825, [%rd17];
-$L__BB5_37:
-	shr.u32 	%r2303, %r5820, 8;
-	selp.b32 	%r2304, %r5820, %r2303, %p72;
-	and.b32  	%r2305, %r2304, 16711935;
-	or.b32  	%r2327, %r2305, 1677747200;
-	shr.u32 	%r2307, %r5821, 8;
-	selp.b32 	%r2308, %r5821, %r2307, %p72;
-	and.b32  	%r2309, %r2308, 16711935;
-	or.b32  	%r2351, %r2309, 1677747200;
-	shr.u32 	%r2311, %r5822, 8;
-	selp.b32 	%r2312, %r5822, %r2311, %p72;
-	and.b32  	%r2313, %r2312, 16711935;
-	or.b32  	%r2333, %r2313, 1677747200;
-	shr.u32 	%r2315, %r5823, 8;
-	selp.b32 	%r2316, %r5823, %r2315, %p72;
-	and.b32  	%r2317, %r2316, 16711935;
-	or.b32  	%r2334, %r2317, 1677747200;
-	shr.u32 	%r2319, %r5824, 8;
-	selp.b32 	%r2320, %r5824, %r2319, %p72;
-	and.b32  	%r2321, %r2320, 16711935;
-	or.b32  	%r2339, %r2321, 1677747200;
-	shr.u32 	%r2323, %r5825, 8;
-	selp.b32 	%r2324, %r5825, %r2323, %p72;
-	and.b32  	%r2325, %r2324, 16711935;
-	or.b32  	%r2340, %r2325, 1677747200;
-	mov.u32 	%r5826, %r2025;
-	@!%p15 bra 	$L__BB5_39;
-	bra.uni 	$L__BB5_38;
-$L__BB5_38:
-	ld.global.nc.u32 	%r5826, [%rd18];
-$L__BB5_39:
-	shr.u32 	%r2423, %r5826, 8;
-	selp.b32 	%r2424, %r5826, %r2423, %p72;
-	and.b32  	%r2425, %r2424, 16711935;
-	or.b32  	%r2328, %r2425, 1677747200;
-	// begin inline asm
-	min.f16x2 %r2345, %r2327, %r2328;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2358, %r2327, %r2328;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2346, %r2333, %r2334;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2357, %r2333, %r2334;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2352, %r2339, %r2340;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2370, %r2339, %r2340;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2363, %r2345, %r2346;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2369, %r2345, %r2346;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2364, %r2351, %r2352;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2376, %r2351, %r2352;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2375, %r2357, %r2358;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2388, %r2357, %r2358;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3979, %r2363, %r2364;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2381, %r2363, %r2364;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2382, %r2369, %r2370;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2400, %r2369, %r2370;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2394, %r2375, %r2376;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2387, %r2375, %r2376;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2405, %r2381, %r2382;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2393, %r2381, %r2382;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2399, %r2387, %r2388;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2418, %r2387, %r2388;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2406, %r2393, %r2394;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2411, %r2393, %r2394;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2412, %r2399, %r2400;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2417, %r2399, %r2400;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4033, %r2405, %r2406;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3997, %r2405, %r2406;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4051, %r2411, %r2412;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3985, %r2411, %r2412;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4039, %r2417, %r2418;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4003, %r2417, %r2418;
-	// end inline asm
-	mov.u32 	%r5827, %r2025;
-	@!%p16 bra 	$L__BB5_41;
-	bra.uni 	$L__BB5_40;
-$L__BB5_40:
-	ld.global.nc.u32 	%r5827, [%rd19];
-$L__BB5_41:
-	mov.u32 	%r5828, %r2025;
-	@!%p17 bra 	$L__BB5_43;
-	bra.uni 	$L__BB5_42;
-$L__BB5_42:
-	ld.global.nc.u32 	%r5828, [%rd20];
-$L__BB5_43:
-	mov.u32 	%r5829, %r2025;
-	@!%p18 bra 	$L__BB5_45;
-	bra.uni 	$L__BB5_44;
-$L__BB5_44:
-	ld.global.nc.u32 	%r5829, [%rd21];
-$L__BB5_45:
-	mov.u32 	%r5830, %r2025;
-	@!%p19 bra 	$L__BB5_47;
-	bra.uni 	$L__BB5_46;
-$L__BB5_46:
-	ld.global.nc.u32 	%r5830, [%rd22];
-$L__BB5_47:
-	mov.u32 	%r5831, %r2025;
-	@!%p20 bra 	$L__BB5_49;
-	bra.uni 	$L__BB5_48;
-$L__BB5_48:
-	ld.global.nc.u32 	%r5831, [%rd23];
-$L__BB5_49:
-	mov.u32 	%r5832, %r2025;
-	@!%p21 bra 	$L__BB5_51;
-	bra.uni 	$L__BB5_50;
-$L__BB5_50:
-	ld.global.nc.u32 	%r5832, [%rd24];
-$L__BB5_51:
-	shr.u32 	%r2427, %r5827, 8;
-	selp.b32 	%r2428, %r5827, %r2427, %p72;
-	and.b32  	%r2429, %r2428, 16711935;
-	or.b32  	%r2451, %r2429, 1677747200;
-	shr.u32 	%r2431, %r5828, 8;
-	selp.b32 	%r2432, %r5828, %r2431, %p72;
-	and.b32  	%r2433, %r2432, 16711935;
-	or.b32  	%r2475, %r2433, 1677747200;
-	shr.u32 	%r2435, %r5829, 8;
-	selp.b32 	%r2436, %r5829, %r2435, %p72;
-	and.b32  	%r2437, %r2436, 16711935;
-	or.b32  	%r2457, %r2437, 1677747200;
-	shr.u32 	%r2439, %r5830, 8;
-	selp.b32 	%r2440, %r5830, %r2439, %p72;
-	and.b32  	%r2441, %r2440, 16711935;
-	or.b32  	%r2458, %r2441, 1677747200;
-	shr.u32 	%r2443, %r5831, 8;
-	selp.b32 	%r2444, %r5831, %r2443, %p72;
-	and.b32  	%r2445, %r2444, 16711935;
-	or.b32  	%r2463, %r2445, 1677747200;
-	shr.u32 	%r2447, %r5832, 8;
-	selp.b32 	%r2448, %r5832, %r2447, %p72;
-	and.b32  	%r2449, %r2448, 16711935;
-	or.b32  	%r2464, %r2449, 1677747200;
-	mov.u32 	%r5833, %r2025;
-	@!%p22 bra 	$L__BB5_53;
-	bra.uni 	$L__BB5_52;
-$L__BB5_52:
-	ld.global.nc.u32 	%r5833, [%rd25];
-$L__BB5_53:
-	shr.u32 	%r2547, %r5833, 8;
-	selp.b32 	%r2548, %r5833, %r2547, %p72;
-	and.b32  	%r2549, %r2548, 16711935;
-	or.b32  	%r2452, %r2549, 1677747200;
-	// begin inline asm
-	min.f16x2 %r2469, %r2451, %r2452;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2482, %r2451, %r2452;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2470, %r2457, %r2458;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2481, %r2457, %r2458;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2476, %r2463, %r2464;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2494, %r2463, %r2464;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2487, %r2469, %r2470;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2493, %r2469, %r2470;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2488, %r2475, %r2476;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2500, %r2475, %r2476;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2499, %r2481, %r2482;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2512, %r2481, %r2482;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3980, %r2487, %r2488;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2505, %r2487, %r2488;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2506, %r2493, %r2494;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2524, %r2493, %r2494;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2518, %r2499, %r2500;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2511, %r2499, %r2500;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2529, %r2505, %r2506;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2517, %r2505, %r2506;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2523, %r2511, %r2512;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2542, %r2511, %r2512;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2530, %r2517, %r2518;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2535, %r2517, %r2518;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2536, %r2523, %r2524;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2541, %r2523, %r2524;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4034, %r2529, %r2530;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3998, %r2529, %r2530;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4052, %r2535, %r2536;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3986, %r2535, %r2536;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4040, %r2541, %r2542;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4004, %r2541, %r2542;
-	// end inline asm
-	mov.u32 	%r5834, %r2025;
-	@!%p23 bra 	$L__BB5_55;
-	bra.uni 	$L__BB5_54;
-$L__BB5_54:
-	ld.global.nc.u32 	%r5834, [%rd26];
-$L__BB5_55:
-	mov.u32 	%r5835, %r2025;
-	@!%p24 bra 	$L__BB5_57;
-	bra.uni 	$L__BB5_56;
-$L__BB5_56:
-	ld.global.nc.u32 	%r5835, [%rd27];
-$L__BB5_57:
-	mov.u32 	%r5836, %r2025;
-	@!%p25 bra 	$L__BB5_59;
-	bra.uni 	$L__BB5_58;
-$L__BB5_58:
-	ld.global.nc.u32 	%r5836, [%rd28];
-$L__BB5_59:
-	mov.u32 	%r5837, %r2025;
-	@!%p26 bra 	$L__BB5_61;
-	bra.uni 	$L__BB5_60;
-$L__BB5_60:
-	ld.global.nc.u32 	%r5837, [%rd29];
-$L__BB5_61:
-	mov.u32 	%r5838, %r2025;
-	@!%p27 bra 	$L__BB5_63;
-	bra.uni 	$L__BB5_62;
-$L__BB5_62:
-	ld.global.nc.u32 	%r5838, [%rd30];
-$L__BB5_63:
-	mov.u32 	%r5839, %r2025;
-	@!%p28 bra 	$L__BB5_65;
-	bra.uni 	$L__BB5_64;
-$L__BB5_64:
-	ld.global.nc.u32 	%r5839, [%rd31];
-$L__BB5_65:
-	shr.u32 	%r2551, %r5834, 8;
-	selp.b32 	%r2552, %r5834, %r2551, %p72;
-	and.b32  	%r2553, %r2552, 16711935;
-	or.b32  	%r2575, %r2553, 1677747200;
-	shr.u32 	%r2555, %r5835, 8;
-	selp.b32 	%r2556, %r5835, %r2555, %p72;
-	and.b32  	%r2557, %r2556, 16711935;
-	or.b32  	%r2599, %r2557, 1677747200;
-	shr.u32 	%r2559, %r5836, 8;
-	selp.b32 	%r2560, %r5836, %r2559, %p72;
-	and.b32  	%r2561, %r2560, 16711935;
-	or.b32  	%r2581, %r2561, 1677747200;
-	shr.u32 	%r2563, %r5837, 8;
-	selp.b32 	%r2564, %r5837, %r2563, %p72;
-	and.b32  	%r2565, %r2564, 16711935;
-	or.b32  	%r2582, %r2565, 1677747200;
-	shr.u32 	%r2567, %r5838, 8;
-	selp.b32 	%r2568, %r5838, %r2567, %p72;
-	and.b32  	%r2569, %r2568, 16711935;
-	or.b32  	%r2587, %r2569, 1677747200;
-	shr.u32 	%r2571, %r5839, 8;
-	selp.b32 	%r2572, %r5839, %r2571, %p72;
-	and.b32  	%r2573, %r2572, 16711935;
-	or.b32  	%r2588, %r2573, 1677747200;
-	mov.u32 	%r5840, %r2025;
-	@!%p29 bra 	$L__BB5_67;
-	bra.uni 	$L__BB5_66;
-$L__BB5_66:
-	ld.global.nc.u32 	%r5840, [%rd32];
-$L__BB5_67:
-	shr.u32 	%r2671, %r5840, 8;
-	selp.b32 	%r2672, %r5840, %r2671, %p72;
-	and.b32  	%r2673, %r2672, 16711935;
-	or.b32  	%r2576, %r2673, 1677747200;
-	// begin inline asm
-	min.f16x2 %r2593, %r2575, %r2576;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2606, %r2575, %r2576;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2594, %r2581, %r2582;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2605, %r2581, %r2582;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2600, %r2587, %r2588;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2618, %r2587, %r2588;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2611, %r2593, %r2594;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2617, %r2593, %r2594;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2612, %r2599, %r2600;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2624, %r2599, %r2600;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2623, %r2605, %r2606;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2636, %r2605, %r2606;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3397, %r2611, %r2612;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2629, %r2611, %r2612;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2630, %r2617, %r2618;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2648, %r2617, %r2618;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2642, %r2623, %r2624;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2635, %r2623, %r2624;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2653, %r2629, %r2630;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2641, %r2629, %r2630;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2647, %r2635, %r2636;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2666, %r2635, %r2636;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2654, %r2641, %r2642;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2659, %r2641, %r2642;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2660, %r2647, %r2648;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2665, %r2647, %r2648;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3451, %r2653, %r2654;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3415, %r2653, %r2654;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3469, %r2659, %r2660;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3403, %r2659, %r2660;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3457, %r2665, %r2666;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3421, %r2665, %r2666;
-	// end inline asm
-	mov.u32 	%r5841, %r2025;
-	@!%p30 bra 	$L__BB5_69;
-	bra.uni 	$L__BB5_68;
-$L__BB5_68:
-	ld.global.nc.u32 	%r5841, [%rd33];
-$L__BB5_69:
-	mov.u32 	%r5842, %r2025;
-	@!%p31 bra 	$L__BB5_71;
-	bra.uni 	$L__BB5_70;
-$L__BB5_70:
-	ld.global.nc.u32 	%r5842, [%rd34];
-$L__BB5_71:
-	mov.u32 	%r5843, %r2025;
-	@!%p32 bra 	$L__BB5_73;
-	bra.uni 	$L__BB5_72;
-$L__BB5_72:
-	ld.global.nc.u32 	%r5843, [%rd35];
-$L__BB5_73:
-	mov.u32 	%r5844, %r2025;
-	@!%p33 bra 	$L__BB5_75;
-	bra.uni 	$L__BB5_74;
-$L__BB5_74:
-	ld.global.nc.u32 	%r5844, [%rd36];
-$L__BB5_75:
-	mov.u32 	%r5845, %r2025;
-	@!%p34 bra 	$L__BB5_77;
-	bra.uni 	$L__BB5_76;
-$L__BB5_76:
-	ld.global.nc.u32 	%r5845, [%rd37];
-$L__BB5_77:
-	mov.u32 	%r5846, %r2025;
-	@!%p35 bra 	$L__BB5_79;
-	bra.uni 	$L__BB5_78;
-$L__BB5_78:
-	ld.global.nc.u32 	%r5846, [%rd38];
-$L__BB5_79:
-	shr.u32 	%r2675, %r5841, 8;
-	selp.b32 	%r2676, %r5841, %r2675, %p72;
-	and.b32  	%r2677, %r2676, 16711935;
-	or.b32  	%r2699, %r2677, 1677747200;
-	shr.u32 	%r2679, %r5842, 8;
-	selp.b32 	%r2680, %r5842, %r2679, %p72;
-	and.b32  	%r2681, %r2680, 16711935;
-	or.b32  	%r2723, %r2681, 1677747200;
-	shr.u32 	%r2683, %r5843, 8;
-	selp.b32 	%r2684, %r5843, %r2683, %p72;
-	and.b32  	%r2685, %r2684, 16711935;
-	or.b32  	%r2705, %r2685, 1677747200;
-	shr.u32 	%r2687, %r5844, 8;
-	selp.b32 	%r2688, %r5844, %r2687, %p72;
-	and.b32  	%r2689, %r2688, 16711935;
-	or.b32  	%r2706, %r2689, 1677747200;
-	shr.u32 	%r2691, %r5845, 8;
-	selp.b32 	%r2692, %r5845, %r2691, %p72;
-	and.b32  	%r2693, %r2692, 16711935;
-	or.b32  	%r2711, %r2693, 1677747200;
-	shr.u32 	%r2695, %r5846, 8;
-	selp.b32 	%r2696, %r5846, %r2695, %p72;
-	and.b32  	%r2697, %r2696, 16711935;
-	or.b32  	%r2712, %r2697, 1677747200;
-	mov.u32 	%r5847, %r2025;
-	@!%p36 bra 	$L__BB5_81;
-	bra.uni 	$L__BB5_80;
-$L__BB5_80:
-	ld.global.nc.u32 	%r5847, [%rd39];
-$L__BB5_81:
-	shr.u32 	%r2795, %r5847, 8;
-	selp.b32 	%r2796, %r5847, %r2795, %p72;
-	and.b32  	%r2797, %r2796, 16711935;
-	or.b32  	%r2700, %r2797, 1677747200;
-	// begin inline asm
-	min.f16x2 %r2717, %r2699, %r2700;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2730, %r2699, %r2700;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2718, %r2705, %r2706;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2729, %r2705, %r2706;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2724, %r2711, %r2712;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2742, %r2711, %r2712;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2735, %r2717, %r2718;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2741, %r2717, %r2718;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2736, %r2723, %r2724;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2748, %r2723, %r2724;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2747, %r2729, %r2730;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2760, %r2729, %r2730;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3398, %r2735, %r2736;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2753, %r2735, %r2736;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2754, %r2741, %r2742;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2772, %r2741, %r2742;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2766, %r2747, %r2748;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2759, %r2747, %r2748;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2777, %r2753, %r2754;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2765, %r2753, %r2754;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2771, %r2759, %r2760;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2790, %r2759, %r2760;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2778, %r2765, %r2766;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2783, %r2765, %r2766;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2784, %r2771, %r2772;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2789, %r2771, %r2772;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3452, %r2777, %r2778;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3416, %r2777, %r2778;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3470, %r2783, %r2784;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3404, %r2783, %r2784;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3458, %r2789, %r2790;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3422, %r2789, %r2790;
-	// end inline asm
-	mov.u32 	%r5848, %r2025;
-	@!%p37 bra 	$L__BB5_83;
-	bra.uni 	$L__BB5_82;
-$L__BB5_82:
-	ld.global.nc.u32 	%r5848, [%rd40];
-$L__BB5_83:
-	mov.u32 	%r5849, %r2025;
-	@!%p38 bra 	$L__BB5_85;
-	bra.uni 	$L__BB5_84;
-$L__BB5_84:
-	ld.global.nc.u32 	%r5849, [%rd41];
-$L__BB5_85:
-	mov.u32 	%r5850, %r2025;
-	@!%p39 bra 	$L__BB5_87;
-	bra.uni 	$L__BB5_86;
-$L__BB5_86:
-	ld.global.nc.u32 	%r5850, [%rd42];
-$L__BB5_87:
-	mov.u32 	%r5851, %r2025;
-	@!%p40 bra 	$L__BB5_89;
-	bra.uni 	$L__BB5_88;
-$L__BB5_88:
-	ld.global.nc.u32 	%r5851, [%rd43];
-$L__BB5_89:
-	mov.u32 	%r5852, %r2025;
-	@!%p41 bra 	$L__BB5_91;
-	bra.uni 	$L__BB5_90;
-$L__BB5_90:
-	ld.global.nc.u32 	%r5852, [%rd44];
-$L__BB5_91:
-	mov.u32 	%r5853, %r2025;
-	@!%p42 bra 	$L__BB5_93;
-	bra.uni 	$L__BB5_92;
-$L__BB5_92:
-	ld.global.nc.u32 	%r5853, [%rd45];
-$L__BB5_93:
-	shr.u32 	%r2799, %r5848, 8;
-	selp.b32 	%r2800, %r5848, %r2799, %p72;
-	and.b32  	%r2801, %r2800, 16711935;
-	or.b32  	%r2823, %r2801, 1677747200;
-	shr.u32 	%r2803, %r5849, 8;
-	selp.b32 	%r2804, %r5849, %r2803, %p72;
-	and.b32  	%r2805, %r2804, 16711935;
-	or.b32  	%r2847, %r2805, 1677747200;
-	shr.u32 	%r2807, %r5850, 8;
-	selp.b32 	%r2808, %r5850, %r2807, %p72;
-	and.b32  	%r2809, %r2808, 16711935;
-	or.b32  	%r2829, %r2809, 1677747200;
-	shr.u32 	%r2811, %r5851, 8;
-	selp.b32 	%r2812, %r5851, %r2811, %p72;
-	and.b32  	%r2813, %r2812, 16711935;
-	or.b32  	%r2830, %r2813, 1677747200;
-	shr.u32 	%r2815, %r5852, 8;
-	selp.b32 	%r2816, %r5852, %r2815, %p72;
-	and.b32  	%r2817, %r2816, 16711935;
-	or.b32  	%r2835, %r2817, 1677747200;
-	shr.u32 	%r2819, %r5853, 8;
-	selp.b32 	%r2820, %r5853, %r2819, %p72;
-	and.b32  	%r2821, %r2820, 16711935;
-	or.b32  	%r2836, %r2821, 1677747200;
-	mov.u32 	%r5854, %r2025;
-	@!%p43 bra 	$L__BB5_95;
-	bra.uni 	$L__BB5_94;
-$L__BB5_94:
-	ld.global.nc.u32 	%r5854, [%rd46];
-$L__BB5_95:
-	shr.u32 	%r2919, %r5854, 8;
-	selp.b32 	%r2920, %r5854, %r2919, %p72;
-	and.b32  	%r2921, %r2920, 16711935;
-	or.b32  	%r2824, %r2921, 1677747200;
-	// begin inline asm
-	min.f16x2 %r2841, %r2823, %r2824;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2854, %r2823, %r2824;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2842, %r2829, %r2830;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2853, %r2829, %r2830;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2848, %r2835, %r2836;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2866, %r2835, %r2836;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2859, %r2841, %r2842;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2865, %r2841, %r2842;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2860, %r2847, %r2848;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2872, %r2847, %r2848;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2871, %r2853, %r2854;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2884, %r2853, %r2854;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3523, %r2859, %r2860;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2877, %r2859, %r2860;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2878, %r2865, %r2866;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2896, %r2865, %r2866;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2890, %r2871, %r2872;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2883, %r2871, %r2872;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2901, %r2877, %r2878;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2889, %r2877, %r2878;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2895, %r2883, %r2884;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2914, %r2883, %r2884;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2902, %r2889, %r2890;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2907, %r2889, %r2890;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2908, %r2895, %r2896;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2913, %r2895, %r2896;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3577, %r2901, %r2902;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3541, %r2901, %r2902;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3595, %r2907, %r2908;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3529, %r2907, %r2908;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3583, %r2913, %r2914;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3547, %r2913, %r2914;
-	// end inline asm
-	mov.u32 	%r5855, %r2025;
-	@!%p44 bra 	$L__BB5_97;
-	bra.uni 	$L__BB5_96;
-$L__BB5_96:
-	ld.global.nc.u32 	%r5855, [%rd47];
-$L__BB5_97:
-	mov.u32 	%r5856, %r2025;
-	@!%p45 bra 	$L__BB5_99;
-	bra.uni 	$L__BB5_98;
-$L__BB5_98:
-	ld.global.nc.u32 	%r5856, [%rd48];
-$L__BB5_99:
-	mov.u32 	%r5857, %r2025;
-	@!%p46 bra 	$L__BB5_101;
-	bra.uni 	$L__BB5_100;
-$L__BB5_100:
-	ld.global.nc.u32 	%r5857, [%rd49];
-$L__BB5_101:
-	mov.u32 	%r5858, %r2025;
-	@!%p47 bra 	$L__BB5_103;
-	bra.uni 	$L__BB5_102;
-$L__BB5_102:
-	ld.global.nc.u32 	%r5858, [%rd50];
-$L__BB5_103:
-	mov.u32 	%r5859, %r2025;
-	@!%p48 bra 	$L__BB5_105;
-	bra.uni 	$L__BB5_104;
-$L__BB5_104:
-	ld.global.nc.u32 	%r5859, [%rd51];
-$L__BB5_105:
-	mov.u32 	%r5860, %r2025;
-	@!%p49 bra 	$L__BB5_107;
-	bra.uni 	$L__BB5_106;
-$L__BB5_106:
-	ld.global.nc.u32 	%r5860, [%rd52];
-$L__BB5_107:
-	shr.u32 	%r2923, %r5855, 8;
-	selp.b32 	%r2924, %r5855, %r2923, %p72;
-	and.b32  	%r2925, %r2924, 16711935;
-	or.b32  	%r2947, %r2925, 1677747200;
-	shr.u32 	%r2927, %r5856, 8;
-	selp.b32 	%r2928, %r5856, %r2927, %p72;
-	and.b32  	%r2929, %r2928, 16711935;
-	or.b32  	%r2971, %r2929, 1677747200;
-	shr.u32 	%r2931, %r5857, 8;
-	selp.b32 	%r2932, %r5857, %r2931, %p72;
-	and.b32  	%r2933, %r2932, 16711935;
-	or.b32  	%r2953, %r2933, 1677747200;
-	shr.u32 	%r2935, %r5858, 8;
-	selp.b32 	%r2936, %r5858, %r2935, %p72;
-	and.b32  	%r2937, %r2936, 16711935;
-	or.b32  	%r2954, %r2937, 1677747200;
-	shr.u32 	%r2939, %r5859, 8;
-	selp.b32 	%r2940, %r5859, %r2939, %p72;
-	and.b32  	%r2941, %r2940, 16711935;
-	or.b32  	%r2959, %r2941, 1677747200;
-	shr.u32 	%r2943, %r5860, 8;
-	selp.b32 	%r2944, %r5860, %r2943, %p72;
-	and.b32  	%r2945, %r2944, 16711935;
-	or.b32  	%r2960, %r2945, 1677747200;
-	mov.u32 	%r5861, %r2025;
-	@!%p50 bra 	$L__BB5_109;
-	bra.uni 	$L__BB5_108;
-$L__BB5_108:
-	ld.global.nc.u32 	%r5861, [%rd53];
-$L__BB5_109:
-	shr.u32 	%r3043, %r5861, 8;
-	selp.b32 	%r3044, %r5861, %r3043, %p72;
-	and.b32  	%r3045, %r3044, 16711935;
-	or.b32  	%r2948, %r3045, 1677747200;
-	// begin inline asm
-	min.f16x2 %r2965, %r2947, %r2948;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2978, %r2947, %r2948;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2966, %r2953, %r2954;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2977, %r2953, %r2954;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2972, %r2959, %r2960;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2990, %r2959, %r2960;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2983, %r2965, %r2966;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2989, %r2965, %r2966;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2984, %r2971, %r2972;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r2996, %r2971, %r2972;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r2995, %r2977, %r2978;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3008, %r2977, %r2978;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3524, %r2983, %r2984;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3001, %r2983, %r2984;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3002, %r2989, %r2990;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3020, %r2989, %r2990;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3014, %r2995, %r2996;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3007, %r2995, %r2996;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3025, %r3001, %r3002;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3013, %r3001, %r3002;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3019, %r3007, %r3008;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3038, %r3007, %r3008;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3026, %r3013, %r3014;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3031, %r3013, %r3014;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3032, %r3019, %r3020;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3037, %r3019, %r3020;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3578, %r3025, %r3026;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3542, %r3025, %r3026;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3596, %r3031, %r3032;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3530, %r3031, %r3032;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3584, %r3037, %r3038;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3548, %r3037, %r3038;
-	// end inline asm
-	mov.u32 	%r5862, %r2025;
-	@!%p51 bra 	$L__BB5_111;
-	bra.uni 	$L__BB5_110;
-$L__BB5_110:
-	ld.global.nc.u32 	%r5862, [%rd54];
-$L__BB5_111:
-	mov.u32 	%r5863, %r2025;
-	@!%p52 bra 	$L__BB5_113;
-	bra.uni 	$L__BB5_112;
-$L__BB5_112:
-	ld.global.nc.u32 	%r5863, [%rd55];
-$L__BB5_113:
-	mov.u32 	%r5864, %r2025;
-	@!%p53 bra 	$L__BB5_115;
-	bra.uni 	$L__BB5_114;
-$L__BB5_114:
-	ld.global.nc.u32 	%r5864, [%rd56];
-$L__BB5_115:
-	mov.u32 	%r5865, %r2025;
-	@!%p54 bra 	$L__BB5_117;
-	bra.uni 	$L__BB5_116;
-$L__BB5_116:
-	ld.global.nc.u32 	%r5865, [%rd57];
-$L__BB5_117:
-	mov.u32 	%r5866, %r2025;
-	@!%p55 bra 	$L__BB5_119;
-	bra.uni 	$L__BB5_118;
-$L__BB5_118:
-	ld.global.nc.u32 	%r5866, [%rd58];
-$L__BB5_119:
-	mov.u32 	%r5867, %r2025;
-	@!%p56 bra 	$L__BB5_121;
-	bra.uni 	$L__BB5_120;
-$L__BB5_120:
-	ld.global.nc.u32 	%r5867, [%rd59];
-$L__BB5_121:
-	shr.u32 	%r3047, %r5862, 8;
-	selp.b32 	%r3048, %r5862, %r3047, %p72;
-	and.b32  	%r3049, %r3048, 16711935;
-	or.b32  	%r3071, %r3049, 1677747200;
-	shr.u32 	%r3051, %r5863, 8;
-	selp.b32 	%r3052, %r5863, %r3051, %p72;
-	and.b32  	%r3053, %r3052, 16711935;
-	or.b32  	%r3095, %r3053, 1677747200;
-	shr.u32 	%r3055, %r5864, 8;
-	selp.b32 	%r3056, %r5864, %r3055, %p72;
-	and.b32  	%r3057, %r3056, 16711935;
-	or.b32  	%r3077, %r3057, 1677747200;
-	shr.u32 	%r3059, %r5865, 8;
-	selp.b32 	%r3060, %r5865, %r3059, %p72;
-	and.b32  	%r3061, %r3060, 16711935;
-	or.b32  	%r3078, %r3061, 1677747200;
-	shr.u32 	%r3063, %r5866, 8;
-	selp.b32 	%r3064, %r5866, %r3063, %p72;
-	and.b32  	%r3065, %r3064, 16711935;
-	or.b32  	%r3083, %r3065, 1677747200;
-	shr.u32 	%r3067, %r5867, 8;
-	selp.b32 	%r3068, %r5867, %r3067, %p72;
-	and.b32  	%r3069, %r3068, 16711935;
-	or.b32  	%r3084, %r3069, 1677747200;
-	mov.u32 	%r5868, %r2025;
-	@!%p57 bra 	$L__BB5_123;
-	bra.uni 	$L__BB5_122;
-$L__BB5_122:
-	ld.global.nc.u32 	%r5868, [%rd60];
-$L__BB5_123:
-	shr.u32 	%r3167, %r5868, 8;
-	selp.b32 	%r3168, %r5868, %r3167, %p72;
-	and.b32  	%r3169, %r3168, 16711935;
-	or.b32  	%r3072, %r3169, 1677747200;
-	// begin inline asm
-	min.f16x2 %r3089, %r3071, %r3072;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3102, %r3071, %r3072;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3090, %r3077, %r3078;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3101, %r3077, %r3078;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3096, %r3083, %r3084;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3114, %r3083, %r3084;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3107, %r3089, %r3090;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3113, %r3089, %r3090;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3108, %r3095, %r3096;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3120, %r3095, %r3096;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3119, %r3101, %r3102;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3132, %r3101, %r3102;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4754, %r3107, %r3108;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3125, %r3107, %r3108;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3126, %r3113, %r3114;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3144, %r3113, %r3114;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3138, %r3119, %r3120;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3131, %r3119, %r3120;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3149, %r3125, %r3126;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3137, %r3125, %r3126;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3143, %r3131, %r3132;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3162, %r3131, %r3132;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3150, %r3137, %r3138;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3155, %r3137, %r3138;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3156, %r3143, %r3144;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3161, %r3143, %r3144;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4811, %r3149, %r3150;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4781, %r3149, %r3150;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4838, %r3155, %r3156;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4766, %r3155, %r3156;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4823, %r3161, %r3162;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4793, %r3161, %r3162;
-	// end inline asm
-	mov.u32 	%r5869, %r2025;
-	@!%p58 bra 	$L__BB5_125;
-	bra.uni 	$L__BB5_124;
-$L__BB5_124:
-	ld.global.nc.u32 	%r5869, [%rd61];
-$L__BB5_125:
-	mov.u32 	%r5870, %r2025;
-	@!%p59 bra 	$L__BB5_127;
-	bra.uni 	$L__BB5_126;
-$L__BB5_126:
-	ld.global.nc.u32 	%r5870, [%rd62];
-$L__BB5_127:
-	mov.u32 	%r5871, %r2025;
-	@!%p60 bra 	$L__BB5_129;
-	bra.uni 	$L__BB5_128;
-$L__BB5_128:
-	ld.global.nc.u32 	%r5871, [%rd63];
-$L__BB5_129:
-	mov.u32 	%r5872, %r2025;
-	@!%p61 bra 	$L__BB5_131;
-	bra.uni 	$L__BB5_130;
-$L__BB5_130:
-	ld.global.nc.u32 	%r5872, [%rd64];
-$L__BB5_131:
-	mov.u32 	%r5873, %r2025;
-	@!%p62 bra 	$L__BB5_133;
-	bra.uni 	$L__BB5_132;
-$L__BB5_132:
-	ld.global.nc.u32 	%r5873, [%rd65];
-$L__BB5_133:
-	mov.u32 	%r5874, %r2025;
-	@!%p63 bra 	$L__BB5_135;
-	bra.uni 	$L__BB5_134;
-$L__BB5_134:
-	ld.global.nc.u32 	%r5874, [%rd66];
-$L__BB5_135:
-	shr.u32 	%r3171, %r5869, 8;
-	selp.b32 	%r3172, %r5869, %r3171, %p72;
-	and.b32  	%r3173, %r3172, 16711935;
-	or.b32  	%r3195, %r3173, 1677747200;
-	shr.u32 	%r3175, %r5870, 8;
-	selp.b32 	%r3176, %r5870, %r3175, %p72;
-	and.b32  	%r3177, %r3176, 16711935;
-	or.b32  	%r3219, %r3177, 1677747200;
-	shr.u32 	%r3179, %r5871, 8;
-	selp.b32 	%r3180, %r5871, %r3179, %p72;
-	and.b32  	%r3181, %r3180, 16711935;
-	or.b32  	%r3201, %r3181, 1677747200;
-	shr.u32 	%r3183, %r5872, 8;
-	selp.b32 	%r3184, %r5872, %r3183, %p72;
-	and.b32  	%r3185, %r3184, 16711935;
-	or.b32  	%r3202, %r3185, 1677747200;
-	shr.u32 	%r3187, %r5873, 8;
-	selp.b32 	%r3188, %r5873, %r3187, %p72;
-	and.b32  	%r3189, %r3188, 16711935;
-	or.b32  	%r3207, %r3189, 1677747200;
-	shr.u32 	%r3191, %r5874, 8;
-	selp.b32 	%r3192, %r5874, %r3191, %p72;
-	and.b32  	%r3193, %r3192, 16711935;
-	or.b32  	%r3208, %r3193, 1677747200;
-	mov.u32 	%r5875, %r2025;
-	@!%p64 bra 	$L__BB5_137;
-	bra.uni 	$L__BB5_136;
-$L__BB5_136:
-	ld.global.nc.u32 	%r5875, [%rd67];
-$L__BB5_137:
-	shr.u32 	%r3291, %r5875, 8;
-	selp.b32 	%r3292, %r5875, %r3291, %p72;
-	and.b32  	%r3293, %r3292, 16711935;
-	or.b32  	%r3196, %r3293, 1677747200;
-	// begin inline asm
-	min.f16x2 %r3213, %r3195, %r3196;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3226, %r3195, %r3196;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3214, %r3201, %r3202;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3225, %r3201, %r3202;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3220, %r3207, %r3208;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3238, %r3207, %r3208;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3231, %r3213, %r3214;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3237, %r3213, %r3214;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3232, %r3219, %r3220;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3244, %r3219, %r3220;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3243, %r3225, %r3226;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3256, %r3225, %r3226;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4859, %r3231, %r3232;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3249, %r3231, %r3232;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3250, %r3237, %r3238;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3268, %r3237, %r3238;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3262, %r3243, %r3244;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3255, %r3243, %r3244;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3273, %r3249, %r3250;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3261, %r3249, %r3250;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3267, %r3255, %r3256;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3286, %r3255, %r3256;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3274, %r3261, %r3262;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3279, %r3261, %r3262;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r3280, %r3267, %r3268;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r3285, %r3267, %r3268;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4913, %r3273, %r3274;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4877, %r3273, %r3274;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4931, %r3279, %r3280;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4865, %r3279, %r3280;
-	// end inline asm
-	// begin inline asm
-	min.f16x2 %r4919, %r3285, %r3286;
-	// end inline asm
-	// begin inline asm
-	max.f16x2 %r4883, %r3285, %r3286;
-	// end inline asm
-	mov.u32 	%r5876, %r2025;
-	@!%p65 bra 	$L__BB5_139;
-	bra.uni 	$L__BB5_138;
-$L__BB5_138:
-	ld.global.nc.u32 	%r5876, [%rd68];
-$L__BB5_139:
-	mov.u32 	%r5877, %r2025;
-	@!%p66 bra 	$L__BB5_141;
-	bra.uni 	$L__BB5_140;
-$L__BB5_140:
-	ld.global.nc.u32 	%r5877, [%rd69];
-$L__BB5_141:
-	mov.u32 	%r5878, %r2025;
-	@!%p67 bra 	$L__BB5_143;
-	bra.uni 	$L__BB5_142;
-$L__BB5_142:
-	ld.global.nc.u32 	%r5878, [%rd70];
-$L__BB5_143:
-	mov.u32 	%r5879, %r2025;
-	@!%p68 bra 	$L__BB5_145;
-	bra.uni 	$L__BB5_144;
-$L__BB5_144:
-	ld.global.nc.u32 	%r5879, [%rd71];
-$L__BB5_145:
-	mov.u32 	%r5880, %r2025;
-	@!%p69 bra 	$L__BB5_147;
-	bra.uni 	$L__BB5_146;
-$L__BB5_146:
-	ld.global.nc.u32 	%r5880, [%rd72];
-$L__BB5_147:
-	mov.u32 	%r5881, %r2025;
-	@!%p70 bra 	$L__BB5_149;
-	bra.uni 	$L__BB5_148;
-$L__BB5_148:
-	ld.global.nc.u32 	%r5881, [%rd73];
-$L__BB5_149:
-	mov.u32 	%r5882, %r2025;
-	@!%p71 bra 	$L__BB5_151;
-	bra.uni 	$L__BB5_150;
-$L__BB5_150:
-	ld.global.nc.u32 	%r5882, [%rd74];
-	bra.uni 	$L__BB5_151;
-$L__BB5_152:
-	selp.b32 	%r612, 0, %r5896, %p1;
-	mul.lo.s32 	%r613, %r612, %r601;
-	cvt.u64.u32 	%rd290, %r613;
-	add.s64 	%rd75, %rd4, %rd290;
-	cvta.global.u64 	%rd76, %rd75;
-	selp.b32 	%r283, 0, %r11, %p77;
-	mov.u64 	%rd767, %rd76;
-	@!%p1 bra 	$L__BB5_157;
-	bra.uni 	$L__BB5_153;
-$L__BB5_153:
-	setp.ne.s32 	%p84, %r602, 0;
-	@%p84 bra 	$L__BB5_155;
-	bra.uni 	$L__BB5_154;
-$L__BB5_155:
-	setp.ge.u32 	%p85, %r5896, %r598;
-	setp.ge.u32 	%p86, %r7, %r599;
-	mov.u16 	%rs203, 0;
-	or.pred  	%p87, %p85, %p86;
-	mov.u32 	%r5883, %r7;
-	mov.u32 	%r5884, %r5896;
-	@%p87 bra 	$L__BB5_158;
-	bra.uni 	$L__BB5_156;
-$L__BB5_4:
-	setp.gt.s32 	%p549, %r15, %r598;
-	@%p549 bra 	$L__BB5_6;
-	bra.uni 	$L__BB5_5;
-$L__BB5_6:
-	st.global.u32 	[%rd3], %r5808;
-	setp.ge.s32 	%p550, %r12, %r598;
-	@%p550 bra 	$L__BB5_8;
-	st.global.u32 	[%rd3+4], %r5811;
-$L__BB5_8:
-	setp.ge.s32 	%p551, %r13, %r598;
-	@%p551 bra 	$L__BB5_10;
-	st.global.u32 	[%rd3+8], %r5810;
-$L__BB5_10:
-	setp.ge.s32 	%p552, %r14, %r598;
-	@%p552 bra 	$L__BB5_647;
-	st.global.u32 	[%rd3+12], %r5809;
-	bra.uni 	$L__BB5_647;
+	max.f16x2 %r1183, %r1181, %r1182;
+	// end inline asm
+	st.local.u32 	[%rd7+8], %r1180;
+	st.local.u32 	[%rd7+12], %r1183;
+	add.s64 	%rd66, %rd66, 28;
+	cvt.u32.u64 	%r1187, %rd66;
+	add.s32 	%r6019, %r6019, 1;
+	setp.ne.s32 	%p74, %r1187, 292;
+	@%p74 bra 	$L__BB5_3;
+	bra.uni 	$L__BB5_25;
+$L__BB5_3:
+	setp.lt.s32 	%p46, %r6019, 0;
+	min.s32 	%r1062, %r6019, %r6;
+	selp.b32 	%r6039, 0, %r1062, %p46;
+	setp.ge.u32 	%p111, %r6019, %r170;
+	mov.u32 	%r6020, %r7;
+	mov.u32 	%r6021, %r6039;
+	@%p45 bra 	$L__BB5_5;
+	mov.u32 	%r6022, 0;
+	or.pred  	%p49, %p110, %p111;
+	mov.u32 	%r6020, %r5;
+	mov.u32 	%r6021, %r6019;
+	@%p49 bra 	$L__BB5_6;
 $L__BB5_5:
-	st.global.v4.u32 	[%rd3], {%r5808, %r5811, %r5810, %r5809};
-	bra.uni 	$L__BB5_647;
-$L__BB5_154:
-	min.s32 	%r614, %r7, %r10;
-	selp.b32 	%r5883, 0, %r614, %p80;
-	mov.u32 	%r5884, %r283;
-$L__BB5_156:
-	mad.lo.s32 	%r615, %r5883, %r600, %r5884;
-	cvt.u64.u32 	%rd291, %r615;
-	add.s64 	%rd767, %rd286, %rd291;
-$L__BB5_157:
-	ld.global.nc.u8 	%rs203, [%rd767];
-$L__BB5_158:
-	cvt.s64.s32 	%rd757, %r600;
-	setp.eq.s32 	%p620, %r602, 0;
-	@%p1 bra 	$L__BB5_160;
-	bra.uni 	$L__BB5_159;
-$L__BB5_160:
-	add.s32 	%r5885, %r3, -2;
-	@%p620 bra 	$L__BB5_162;
-	setp.lt.u32 	%p90, %r5896, %r598;
-	setp.lt.u32 	%p91, %r5885, %r599;
-	and.pred  	%p92, %p90, %p91;
-	mov.u16 	%rs204, 0;
-	mov.u32 	%r5886, %r5896;
-	@%p92 bra 	$L__BB5_163;
-	bra.uni 	$L__BB5_165;
-$L__BB5_159:
-	add.s64 	%rd768, %rd76, %rd757;
-	bra.uni 	$L__BB5_164;
-$L__BB5_162:
-	setp.lt.s32 	%p93, %r3, 2;
-	min.s32 	%r616, %r5885, %r10;
-	selp.b32 	%r5885, 0, %r616, %p93;
-	mov.u32 	%r5886, %r283;
-$L__BB5_163:
-	mad.lo.s32 	%r617, %r5885, %r600, %r5886;
-	cvt.u64.u32 	%rd293, %r617;
-	add.s64 	%rd768, %rd286, %rd293;
-$L__BB5_164:
-	ld.global.nc.u8 	%rs204, [%rd768];
-$L__BB5_165:
-	shl.b32 	%r5766, %r600, 1;
-	@%p1 bra 	$L__BB5_167;
-	bra.uni 	$L__BB5_166;
-$L__BB5_167:
-	add.s32 	%r5887, %r3, -1;
-	@%p620 bra 	$L__BB5_169;
-	setp.lt.u32 	%p95, %r5896, %r598;
-	setp.lt.u32 	%p96, %r5887, %r599;
-	and.pred  	%p97, %p95, %p96;
-	mov.u16 	%rs205, 0;
-	mov.u32 	%r5888, %r5896;
-	@%p97 bra 	$L__BB5_170;
-	bra.uni 	$L__BB5_172;
-$L__BB5_166:
-	cvt.s64.s32 	%rd294, %r5766;
-	add.s64 	%rd769, %rd76, %rd294;
-	bra.uni 	$L__BB5_171;
-$L__BB5_169:
-	min.s32 	%r619, %r5887, %r10;
-	setp.gt.s32 	%p98, %r3, 0;
-	selp.b32 	%r5887, %r619, 0, %p98;
-	mov.u32 	%r5888, %r283;
-$L__BB5_170:
-	mad.lo.s32 	%r620, %r5887, %r600, %r5888;
-	cvt.u64.u32 	%rd295, %r620;
-	add.s64 	%rd769, %rd286, %rd295;
-$L__BB5_171:
-	ld.global.nc.u8 	%rs205, [%rd769];
-$L__BB5_172:
-	mul.lo.s32 	%r5767, %r600, 3;
-	@%p1 bra 	$L__BB5_174;
-	bra.uni 	$L__BB5_173;
-$L__BB5_174:
-	@%p620 bra 	$L__BB5_176;
-	setp.lt.u32 	%p100, %r5896, %r598;
-	setp.lt.u32 	%p101, %r3, %r599;
-	and.pred  	%p102, %p100, %p101;
-	mov.u16 	%rs206, 0;
-	mov.u32 	%r5889, %r6016;
-	mov.u32 	%r5890, %r5896;
-	@%p102 bra 	$L__BB5_177;
-	bra.uni 	$L__BB5_179;
-$L__BB5_173:
-	cvt.s64.s32 	%rd296, %r5767;
-	add.s64 	%rd770, %rd76, %rd296;
-	bra.uni 	$L__BB5_178;
-$L__BB5_176:
-	setp.lt.s32 	%p103, %r3, 0;
-	min.s32 	%r622, %r3, %r10;
-	selp.b32 	%r623, 0, %r622, %p103;
-	mul.lo.s32 	%r5889, %r623, %r600;
-	mov.u32 	%r5890, %r283;
-$L__BB5_177:
-	add.s32 	%r624, %r5890, %r5889;
-	cvt.u64.u32 	%rd297, %r624;
-	add.s64 	%rd770, %rd286, %rd297;
-$L__BB5_178:
-	ld.global.nc.u8 	%rs206, [%rd770];
-$L__BB5_179:
-	shl.b32 	%r5768, %r600, 2;
-	@%p1 bra 	$L__BB5_181;
-	bra.uni 	$L__BB5_180;
-$L__BB5_181:
-	add.s32 	%r5891, %r3, 1;
-	@%p620 bra 	$L__BB5_183;
-	setp.lt.u32 	%p105, %r5896, %r598;
-	setp.lt.u32 	%p106, %r5891, %r599;
-	and.pred  	%p107, %p105, %p106;
-	mov.u16 	%rs207, 0;
-	mov.u32 	%r5892, %r5896;
-	@%p107 bra 	$L__BB5_184;
-	bra.uni 	$L__BB5_186;
-$L__BB5_180:
-	cvt.s64.s32 	%rd298, %r5768;
-	add.s64 	%rd771, %rd76, %rd298;
-	bra.uni 	$L__BB5_185;
-$L__BB5_183:
-	setp.lt.s32 	%p108, %r3, -1;
-	min.s32 	%r626, %r5891, %r10;
-	selp.b32 	%r5891, 0, %r626, %p108;
-	mov.u32 	%r5892, %r283;
-$L__BB5_184:
-	mad.lo.s32 	%r627, %r5891, %r600, %r5892;
-	cvt.u64.u32 	%rd299, %r627;
-	add.s64 	%rd771, %rd286, %rd299;
-$L__BB5_185:
-	ld.global.nc.u8 	%rs207, [%rd771];
-$L__BB5_186:
-	mul.lo.s32 	%r5769, %r600, 5;
-	@%p1 bra 	$L__BB5_188;
-	bra.uni 	$L__BB5_187;
-$L__BB5_188:
-	add.s32 	%r5893, %r3, 2;
-	@%p620 bra 	$L__BB5_190;
-	setp.lt.u32 	%p110, %r5896, %r598;
-	setp.lt.u32 	%p111, %r5893, %r599;
-	and.pred  	%p112, %p110, %p111;
-	mov.u16 	%rs208, 0;
-	mov.u32 	%r5894, %r5896;
-	@%p112 bra 	$L__BB5_191;
-	bra.uni 	$L__BB5_193;
-$L__BB5_187:
-	cvt.s64.s32 	%rd300, %r5769;
-	add.s64 	%rd772, %rd76, %rd300;
-	bra.uni 	$L__BB5_192;
-$L__BB5_190:
-	setp.lt.s32 	%p113, %r3, -2;
-	min.s32 	%r629, %r5893, %r10;
-	selp.b32 	%r5893, 0, %r629, %p113;
-	mov.u32 	%r5894, %r283;
-$L__BB5_191:
-	mad.lo.s32 	%r630, %r5893, %r600, %r5894;
-	cvt.u64.u32 	%rd301, %r630;
-	add.s64 	%rd772, %rd286, %rd301;
-$L__BB5_192:
-	ld.global.nc.u8 	%rs208, [%rd772];
-$L__BB5_193:
-	mul.lo.s32 	%r5770, %r600, 6;
-	@%p1 bra 	$L__BB5_195;
-	bra.uni 	$L__BB5_194;
-$L__BB5_195:
-	@%p620 bra 	$L__BB5_197;
-	setp.lt.u32 	%p115, %r5896, %r598;
-	setp.lt.u32 	%p116, %r6, %r599;
-	and.pred  	%p117, %p115, %p116;
-	mov.u16 	%rs209, 0;
-	mov.u32 	%r5895, %r6;
-	@%p117 bra 	$L__BB5_198;
-	bra.uni 	$L__BB5_200;
-$L__BB5_194:
-	cvt.s64.s32 	%rd302, %r5770;
-	add.s64 	%rd773, %rd76, %rd302;
-	bra.uni 	$L__BB5_199;
-$L__BB5_197:
-	setp.lt.s32 	%p118, %r3, -3;
-	min.s32 	%r632, %r6, %r10;
-	selp.b32 	%r5895, 0, %r632, %p118;
-	mov.u32 	%r5896, %r283;
-$L__BB5_198:
-	mad.lo.s32 	%r633, %r5895, %r600, %r5896;
-	cvt.u64.u32 	%rd303, %r633;
-	add.s64 	%rd773, %rd286, %rd303;
-$L__BB5_199:
-	ld.global.nc.u8 	%rs209, [%rd773];
-$L__BB5_200:
-	add.s32 	%r5910, %r2, -2;
-	min.s32 	%r634, %r5910, %r9;
-	setp.gt.s32 	%p119, %r1, 0;
-	selp.b32 	%r310, %r634, 0, %p119;
-	@%p1 bra 	$L__BB5_202;
-	bra.uni 	$L__BB5_201;
-$L__BB5_202:
-	@%p620 bra 	$L__BB5_204;
-	setp.lt.u32 	%p121, %r5910, %r598;
-	setp.lt.u32 	%p122, %r7, %r599;
-	and.pred  	%p123, %p121, %p122;
-	mov.u16 	%rs210, 0;
-	mov.u32 	%r5897, %r7;
-	mov.u32 	%r5898, %r5910;
-	@%p123 bra 	$L__BB5_205;
-	bra.uni 	$L__BB5_207;
-$L__BB5_201:
-	add.s64 	%rd774, %rd76, 1;
-	bra.uni 	$L__BB5_206;
-$L__BB5_204:
-	min.s32 	%r635, %r7, %r10;
-	selp.b32 	%r5897, 0, %r635, %p80;
-	mov.u32 	%r5898, %r310;
-$L__BB5_205:
-	mad.lo.s32 	%r636, %r5897, %r600, %r5898;
-	cvt.u64.u32 	%rd304, %r636;
-	add.s64 	%rd774, %rd286, %rd304;
-$L__BB5_206:
-	ld.global.nc.u8 	%rs210, [%rd774];
-$L__BB5_207:
-	add.s64 	%rd758, %rd75, 1;
-	@%p1 bra 	$L__BB5_209;
-	bra.uni 	$L__BB5_208;
-$L__BB5_209:
-	add.s32 	%r5899, %r3, -2;
-	@%p620 bra 	$L__BB5_211;
-	setp.lt.u32 	%p126, %r5910, %r598;
-	setp.lt.u32 	%p127, %r5899, %r599;
-	and.pred  	%p128, %p126, %p127;
-	mov.u16 	%rs211, 0;
-	mov.u32 	%r5900, %r5910;
-	@%p128 bra 	$L__BB5_212;
-	bra.uni 	$L__BB5_214;
-$L__BB5_208:
-	cvta.global.u64 	%rd307, %rd758;
-	add.s64 	%rd775, %rd307, %rd757;
-	bra.uni 	$L__BB5_213;
-$L__BB5_211:
-	setp.lt.s32 	%p129, %r3, 2;
-	min.s32 	%r637, %r5899, %r10;
-	selp.b32 	%r5899, 0, %r637, %p129;
-	mov.u32 	%r5900, %r310;
-$L__BB5_212:
-	mad.lo.s32 	%r638, %r5899, %r600, %r5900;
-	cvt.u64.u32 	%rd308, %r638;
-	add.s64 	%rd775, %rd286, %rd308;
-$L__BB5_213:
-	ld.global.nc.u8 	%rs211, [%rd775];
-$L__BB5_214:
-	@%p1 bra 	$L__BB5_216;
-	bra.uni 	$L__BB5_215;
-$L__BB5_216:
-	add.s32 	%r5901, %r3, -1;
-	@%p620 bra 	$L__BB5_218;
-	setp.lt.u32 	%p131, %r5910, %r598;
-	setp.lt.u32 	%p132, %r5901, %r599;
-	and.pred  	%p133, %p131, %p132;
-	mov.u16 	%rs212, 0;
-	mov.u32 	%r5902, %r5910;
-	@%p133 bra 	$L__BB5_219;
-	bra.uni 	$L__BB5_221;
-$L__BB5_215:
-	cvt.s64.s32 	%rd309, %r5766;
-	cvta.global.u64 	%rd311, %rd758;
-	add.s64 	%rd776, %rd311, %rd309;
-	bra.uni 	$L__BB5_220;
-$L__BB5_218:
-	min.s32 	%r640, %r5901, %r10;
-	setp.gt.s32 	%p134, %r3, 0;
-	selp.b32 	%r5901, %r640, 0, %p134;
-	mov.u32 	%r5902, %r310;
-$L__BB5_219:
-	mad.lo.s32 	%r641, %r5901, %r600, %r5902;
-	cvt.u64.u32 	%rd312, %r641;
-	add.s64 	%rd776, %rd286, %rd312;
-$L__BB5_220:
-	ld.global.nc.u8 	%rs212, [%rd776];
-$L__BB5_221:
-	@%p1 bra 	$L__BB5_223;
-	bra.uni 	$L__BB5_222;
-$L__BB5_223:
-	@%p620 bra 	$L__BB5_225;
-	setp.lt.u32 	%p136, %r5910, %r598;
-	setp.lt.u32 	%p137, %r3, %r599;
-	and.pred  	%p138, %p136, %p137;
-	mov.u16 	%rs213, 0;
-	mov.u32 	%r5903, %r6016;
-	mov.u32 	%r5904, %r5910;
-	@%p138 bra 	$L__BB5_226;
-	bra.uni 	$L__BB5_228;
-$L__BB5_222:
-	cvt.s64.s32 	%rd313, %r5767;
-	cvta.global.u64 	%rd315, %rd758;
-	add.s64 	%rd777, %rd315, %rd313;
-	bra.uni 	$L__BB5_227;
-$L__BB5_225:
-	setp.lt.s32 	%p139, %r3, 0;
-	min.s32 	%r643, %r3, %r10;
-	selp.b32 	%r644, 0, %r643, %p139;
-	mul.lo.s32 	%r5903, %r644, %r600;
-	mov.u32 	%r5904, %r310;
-$L__BB5_226:
-	add.s32 	%r645, %r5904, %r5903;
-	cvt.u64.u32 	%rd316, %r645;
-	add.s64 	%rd777, %rd286, %rd316;
-$L__BB5_227:
-	ld.global.nc.u8 	%rs213, [%rd777];
-$L__BB5_228:
-	@%p1 bra 	$L__BB5_230;
-	bra.uni 	$L__BB5_229;
-$L__BB5_230:
-	add.s32 	%r5905, %r3, 1;
-	@%p620 bra 	$L__BB5_232;
-	setp.lt.u32 	%p141, %r5910, %r598;
-	setp.lt.u32 	%p142, %r5905, %r599;
-	and.pred  	%p143, %p141, %p142;
-	mov.u16 	%rs214, 0;
-	mov.u32 	%r5906, %r5910;
-	@%p143 bra 	$L__BB5_233;
-	bra.uni 	$L__BB5_235;
-$L__BB5_229:
-	cvt.s64.s32 	%rd317, %r5768;
-	cvta.global.u64 	%rd319, %rd758;
-	add.s64 	%rd778, %rd319, %rd317;
-	bra.uni 	$L__BB5_234;
-$L__BB5_232:
-	setp.lt.s32 	%p144, %r3, -1;
-	min.s32 	%r647, %r5905, %r10;
-	selp.b32 	%r5905, 0, %r647, %p144;
-	mov.u32 	%r5906, %r310;
-$L__BB5_233:
-	mad.lo.s32 	%r648, %r5905, %r600, %r5906;
-	cvt.u64.u32 	%rd320, %r648;
-	add.s64 	%rd778, %rd286, %rd320;
-$L__BB5_234:
-	ld.global.nc.u8 	%rs214, [%rd778];
-$L__BB5_235:
-	@%p1 bra 	$L__BB5_237;
-	bra.uni 	$L__BB5_236;
-$L__BB5_237:
-	add.s32 	%r5907, %r3, 2;
-	@%p620 bra 	$L__BB5_239;
-	setp.lt.u32 	%p146, %r5910, %r598;
-	setp.lt.u32 	%p147, %r5907, %r599;
-	and.pred  	%p148, %p146, %p147;
-	mov.u16 	%rs215, 0;
-	mov.u32 	%r5908, %r5910;
-	@%p148 bra 	$L__BB5_240;
-	bra.uni 	$L__BB5_242;
-$L__BB5_236:
-	cvt.s64.s32 	%rd321, %r5769;
-	cvta.global.u64 	%rd323, %rd758;
-	add.s64 	%rd779, %rd323, %rd321;
-	bra.uni 	$L__BB5_241;
-$L__BB5_239:
-	setp.lt.s32 	%p149, %r3, -2;
-	min.s32 	%r650, %r5907, %r10;
-	selp.b32 	%r5907, 0, %r650, %p149;
-	mov.u32 	%r5908, %r310;
-$L__BB5_240:
-	mad.lo.s32 	%r651, %r5907, %r600, %r5908;
-	cvt.u64.u32 	%rd324, %r651;
-	add.s64 	%rd779, %rd286, %rd324;
-$L__BB5_241:
-	ld.global.nc.u8 	%rs215, [%rd779];
-$L__BB5_242:
-	@%p1 bra 	$L__BB5_244;
-	bra.uni 	$L__BB5_243;
-$L__BB5_244:
-	@%p620 bra 	$L__BB5_246;
-	setp.lt.u32 	%p151, %r5910, %r598;
-	setp.lt.u32 	%p152, %r6, %r599;
-	and.pred  	%p153, %p151, %p152;
-	mov.u16 	%rs216, 0;
-	mov.u32 	%r5909, %r6;
-	@%p153 bra 	$L__BB5_247;
-	bra.uni 	$L__BB5_249;
-$L__BB5_243:
-	cvt.s64.s32 	%rd325, %r5770;
-	cvta.global.u64 	%rd327, %rd758;
-	add.s64 	%rd780, %rd327, %rd325;
-	bra.uni 	$L__BB5_248;
-$L__BB5_246:
-	setp.lt.s32 	%p154, %r3, -3;
-	min.s32 	%r653, %r6, %r10;
-	selp.b32 	%r5909, 0, %r653, %p154;
-	mov.u32 	%r5910, %r310;
-$L__BB5_247:
-	mad.lo.s32 	%r654, %r5909, %r600, %r5910;
-	cvt.u64.u32 	%rd328, %r654;
-	add.s64 	%rd780, %rd286, %rd328;
-$L__BB5_248:
-	ld.global.nc.u8 	%rs216, [%rd780];
-$L__BB5_249:
-	add.s32 	%r5924, %r2, -1;
-	min.s32 	%r655, %r5924, %r9;
-	selp.b32 	%r337, %r655, 0, %p119;
-	@%p1 bra 	$L__BB5_251;
-	bra.uni 	$L__BB5_250;
-$L__BB5_251:
-	@%p620 bra 	$L__BB5_253;
-	setp.lt.u32 	%p157, %r5924, %r598;
-	setp.lt.u32 	%p158, %r7, %r599;
-	and.pred  	%p159, %p157, %p158;
-	mov.u16 	%rs217, 0;
-	mov.u32 	%r5911, %r7;
-	mov.u32 	%r5912, %r5924;
-	@%p159 bra 	$L__BB5_254;
-	bra.uni 	$L__BB5_256;
-$L__BB5_250:
-	add.s64 	%rd781, %rd76, 2;
-	bra.uni 	$L__BB5_255;
-$L__BB5_253:
-	min.s32 	%r656, %r7, %r10;
-	selp.b32 	%r5911, 0, %r656, %p80;
-	mov.u32 	%r5912, %r337;
-$L__BB5_254:
-	mad.lo.s32 	%r657, %r5911, %r600, %r5912;
-	cvt.u64.u32 	%rd329, %r657;
-	add.s64 	%rd781, %rd286, %rd329;
-$L__BB5_255:
-	ld.global.nc.u8 	%rs217, [%rd781];
-$L__BB5_256:
-	add.s64 	%rd759, %rd75, 2;
-	@%p1 bra 	$L__BB5_258;
-	bra.uni 	$L__BB5_257;
-$L__BB5_258:
-	add.s32 	%r5913, %r3, -2;
-	@%p620 bra 	$L__BB5_260;
-	setp.lt.u32 	%p162, %r5924, %r598;
-	setp.lt.u32 	%p163, %r5913, %r599;
-	and.pred  	%p164, %p162, %p163;
-	mov.u16 	%rs218, 0;
-	mov.u32 	%r5914, %r5924;
-	@%p164 bra 	$L__BB5_261;
-	bra.uni 	$L__BB5_263;
-$L__BB5_257:
-	cvta.global.u64 	%rd332, %rd759;
-	add.s64 	%rd782, %rd332, %rd757;
-	bra.uni 	$L__BB5_262;
-$L__BB5_260:
-	setp.lt.s32 	%p165, %r3, 2;
-	min.s32 	%r658, %r5913, %r10;
-	selp.b32 	%r5913, 0, %r658, %p165;
-	mov.u32 	%r5914, %r337;
-$L__BB5_261:
-	mad.lo.s32 	%r659, %r5913, %r600, %r5914;
-	cvt.u64.u32 	%rd333, %r659;
-	add.s64 	%rd782, %rd286, %rd333;
-$L__BB5_262:
-	ld.global.nc.u8 	%rs218, [%rd782];
-$L__BB5_263:
-	@%p1 bra 	$L__BB5_265;
-	bra.uni 	$L__BB5_264;
-$L__BB5_265:
-	add.s32 	%r5915, %r3, -1;
-	@%p620 bra 	$L__BB5_267;
-	setp.lt.u32 	%p167, %r5924, %r598;
-	setp.lt.u32 	%p168, %r5915, %r599;
-	and.pred  	%p169, %p167, %p168;
-	mov.u16 	%rs219, 0;
-	mov.u32 	%r5916, %r5924;
-	@%p169 bra 	$L__BB5_268;
-	bra.uni 	$L__BB5_270;
-$L__BB5_264:
-	cvt.s64.s32 	%rd334, %r5766;
-	cvta.global.u64 	%rd336, %rd759;
-	add.s64 	%rd783, %rd336, %rd334;
-	bra.uni 	$L__BB5_269;
-$L__BB5_267:
-	min.s32 	%r661, %r5915, %r10;
-	setp.gt.s32 	%p170, %r3, 0;
-	selp.b32 	%r5915, %r661, 0, %p170;
-	mov.u32 	%r5916, %r337;
-$L__BB5_268:
-	mad.lo.s32 	%r662, %r5915, %r600, %r5916;
-	cvt.u64.u32 	%rd337, %r662;
-	add.s64 	%rd783, %rd286, %rd337;
-$L__BB5_269:
-	ld.global.nc.u8 	%rs219, [%rd783];
-$L__BB5_270:
-	@%p1 bra 	$L__BB5_272;
-	bra.uni 	$L__BB5_271;
-$L__BB5_272:
-	@%p620 bra 	$L__BB5_274;
-	setp.lt.u32 	%p172, %r5924, %r598;
-	setp.lt.u32 	%p173, %r3, %r599;
-	and.pred  	%p174, %p172, %p173;
-	mov.u16 	%rs220, 0;
-	mov.u32 	%r5917, %r6016;
-	mov.u32 	%r5918, %r5924;
-	@%p174 bra 	$L__BB5_275;
-	bra.uni 	$L__BB5_277;
-$L__BB5_271:
-	cvt.s64.s32 	%rd338, %r5767;
-	cvta.global.u64 	%rd340, %rd759;
-	add.s64 	%rd784, %rd340, %rd338;
-	bra.uni 	$L__BB5_276;
-$L__BB5_274:
-	setp.lt.s32 	%p175, %r3, 0;
-	min.s32 	%r664, %r3, %r10;
-	selp.b32 	%r665, 0, %r664, %p175;
-	mul.lo.s32 	%r5917, %r665, %r600;
-	mov.u32 	%r5918, %r337;
-$L__BB5_275:
-	add.s32 	%r666, %r5918, %r5917;
-	cvt.u64.u32 	%rd341, %r666;
-	add.s64 	%rd784, %rd286, %rd341;
-$L__BB5_276:
-	ld.global.nc.u8 	%rs220, [%rd784];
-$L__BB5_277:
-	@%p1 bra 	$L__BB5_279;
-	bra.uni 	$L__BB5_278;
-$L__BB5_279:
-	add.s32 	%r5919, %r3, 1;
-	@%p620 bra 	$L__BB5_281;
-	setp.lt.u32 	%p177, %r5924, %r598;
-	setp.lt.u32 	%p178, %r5919, %r599;
-	and.pred  	%p179, %p177, %p178;
-	mov.u16 	%rs221, 0;
-	mov.u32 	%r5920, %r5924;
-	@%p179 bra 	$L__BB5_282;
-	bra.uni 	$L__BB5_284;
-$L__BB5_278:
-	cvt.s64.s32 	%rd342, %r5768;
-	cvta.global.u64 	%rd344, %rd759;
-	add.s64 	%rd785, %rd344, %rd342;
-	bra.uni 	$L__BB5_283;
-$L__BB5_281:
-	setp.lt.s32 	%p180, %r3, -1;
-	min.s32 	%r668, %r5919, %r10;
-	selp.b32 	%r5919, 0, %r668, %p180;
-	mov.u32 	%r5920, %r337;
-$L__BB5_282:
-	mad.lo.s32 	%r669, %r5919, %r600, %r5920;
-	cvt.u64.u32 	%rd345, %r669;
-	add.s64 	%rd785, %rd286, %rd345;
-$L__BB5_283:
-	ld.global.nc.u8 	%rs221, [%rd785];
-$L__BB5_284:
-	@%p1 bra 	$L__BB5_286;
-	bra.uni 	$L__BB5_285;
-$L__BB5_286:
-	add.s32 	%r5921, %r3, 2;
-	@%p620 bra 	$L__BB5_288;
-	setp.lt.u32 	%p182, %r5924, %r598;
-	setp.lt.u32 	%p183, %r5921, %r599;
-	and.pred  	%p184, %p182, %p183;
-	mov.u16 	%rs222, 0;
-	mov.u32 	%r5922, %r5924;
-	@%p184 bra 	$L__BB5_289;
-	bra.uni 	$L__BB5_291;
-$L__BB5_285:
-	cvt.s64.s32 	%rd346, %r5769;
-	cvta.global.u64 	%rd348, %rd759;
-	add.s64 	%rd786, %rd348, %rd346;
-	bra.uni 	$L__BB5_290;
-$L__BB5_288:
-	setp.lt.s32 	%p185, %r3, -2;
-	min.s32 	%r671, %r5921, %r10;
-	selp.b32 	%r5921, 0, %r671, %p185;
-	mov.u32 	%r5922, %r337;
-$L__BB5_289:
-	mad.lo.s32 	%r672, %r5921, %r600, %r5922;
-	cvt.u64.u32 	%rd349, %r672;
-	add.s64 	%rd786, %rd286, %rd349;
-$L__BB5_290:
-	ld.global.nc.u8 	%rs222, [%rd786];
-$L__BB5_291:
-	@%p1 bra 	$L__BB5_293;
-	bra.uni 	$L__BB5_292;
-$L__BB5_293:
-	@%p620 bra 	$L__BB5_295;
-	setp.lt.u32 	%p187, %r5924, %r598;
-	setp.lt.u32 	%p188, %r6, %r599;
-	and.pred  	%p189, %p187, %p188;
-	mov.u16 	%rs223, 0;
-	mov.u32 	%r5923, %r6;
-	@%p189 bra 	$L__BB5_296;
-	bra.uni 	$L__BB5_298;
-$L__BB5_292:
-	cvt.s64.s32 	%rd350, %r5770;
-	cvta.global.u64 	%rd352, %rd759;
-	add.s64 	%rd787, %rd352, %rd350;
-	bra.uni 	$L__BB5_297;
-$L__BB5_295:
-	setp.lt.s32 	%p190, %r3, -3;
-	min.s32 	%r674, %r6, %r10;
-	selp.b32 	%r5923, 0, %r674, %p190;
-	mov.u32 	%r5924, %r337;
-$L__BB5_296:
-	mad.lo.s32 	%r675, %r5923, %r600, %r5924;
-	cvt.u64.u32 	%rd353, %r675;
-	add.s64 	%rd787, %rd286, %rd353;
-$L__BB5_297:
-	ld.global.nc.u8 	%rs223, [%rd787];
-$L__BB5_298:
-	setp.lt.s32 	%p191, %r1, 0;
-	min.s32 	%r676, %r2, %r9;
-	selp.b32 	%r5938, 0, %r676, %p191;
-	@%p1 bra 	$L__BB5_300;
-	bra.uni 	$L__BB5_299;
-$L__BB5_300:
-	@%p620 bra 	$L__BB5_302;
-	setp.lt.u32 	%p193, %r2, %r598;
-	setp.lt.u32 	%p194, %r7, %r599;
-	and.pred  	%p195, %p193, %p194;
-	mov.u16 	%rs224, 0;
-	mov.u32 	%r5925, %r7;
-	mov.u32 	%r5926, %r2;
-	@%p195 bra 	$L__BB5_303;
-	bra.uni 	$L__BB5_305;
-$L__BB5_299:
-	add.s64 	%rd788, %rd76, 3;
-	bra.uni 	$L__BB5_304;
-$L__BB5_302:
-	min.s32 	%r677, %r7, %r10;
-	selp.b32 	%r5925, 0, %r677, %p80;
-	mov.u32 	%r5926, %r5938;
-$L__BB5_303:
-	mad.lo.s32 	%r678, %r5925, %r600, %r5926;
-	cvt.u64.u32 	%rd354, %r678;
-	add.s64 	%rd788, %rd286, %rd354;
-$L__BB5_304:
-	ld.global.nc.u8 	%rs224, [%rd788];
-$L__BB5_305:
-	add.s64 	%rd760, %rd75, 3;
-	@%p1 bra 	$L__BB5_307;
-	bra.uni 	$L__BB5_306;
-$L__BB5_307:
-	add.s32 	%r5927, %r3, -2;
-	@%p620 bra 	$L__BB5_309;
-	setp.lt.u32 	%p198, %r2, %r598;
-	setp.lt.u32 	%p199, %r5927, %r599;
-	and.pred  	%p200, %p198, %p199;
-	mov.u16 	%rs225, 0;
-	mov.u32 	%r5928, %r2;
-	@%p200 bra 	$L__BB5_310;
-	bra.uni 	$L__BB5_312;
-$L__BB5_306:
-	cvta.global.u64 	%rd357, %rd760;
-	add.s64 	%rd789, %rd357, %rd757;
-	bra.uni 	$L__BB5_311;
-$L__BB5_309:
-	setp.lt.s32 	%p201, %r3, 2;
-	min.s32 	%r679, %r5927, %r10;
-	selp.b32 	%r5927, 0, %r679, %p201;
-	mov.u32 	%r5928, %r5938;
-$L__BB5_310:
-	mad.lo.s32 	%r680, %r5927, %r600, %r5928;
-	cvt.u64.u32 	%rd358, %r680;
-	add.s64 	%rd789, %rd286, %rd358;
-$L__BB5_311:
-	ld.global.nc.u8 	%rs225, [%rd789];
-$L__BB5_312:
-	@%p1 bra 	$L__BB5_314;
-	bra.uni 	$L__BB5_313;
-$L__BB5_314:
-	add.s32 	%r5929, %r3, -1;
-	@%p620 bra 	$L__BB5_316;
-	setp.lt.u32 	%p203, %r2, %r598;
-	setp.lt.u32 	%p204, %r5929, %r599;
-	and.pred  	%p205, %p203, %p204;
-	mov.u16 	%rs226, 0;
-	mov.u32 	%r5930, %r2;
-	@%p205 bra 	$L__BB5_317;
-	bra.uni 	$L__BB5_319;
-$L__BB5_313:
-	cvt.s64.s32 	%rd359, %r5766;
-	cvta.global.u64 	%rd361, %rd760;
-	add.s64 	%rd790, %rd361, %rd359;
-	bra.uni 	$L__BB5_318;
-$L__BB5_316:
-	min.s32 	%r682, %r5929, %r10;
-	setp.gt.s32 	%p206, %r3, 0;
-	selp.b32 	%r5929, %r682, 0, %p206;
-	mov.u32 	%r5930, %r5938;
-$L__BB5_317:
-	mad.lo.s32 	%r683, %r5929, %r600, %r5930;
-	cvt.u64.u32 	%rd362, %r683;
-	add.s64 	%rd790, %rd286, %rd362;
-$L__BB5_318:
-	ld.global.nc.u8 	%rs226, [%rd790];
-$L__BB5_319:
-	@%p1 bra 	$L__BB5_321;
-	bra.uni 	$L__BB5_320;
-$L__BB5_321:
-	@%p620 bra 	$L__BB5_323;
-	setp.lt.u32 	%p208, %r2, %r598;
-	setp.lt.u32 	%p209, %r3, %r599;
-	and.pred  	%p210, %p208, %p209;
-	mov.u16 	%rs227, 0;
-	mov.u32 	%r5931, %r6016;
-	mov.u32 	%r5932, %r2;
-	@%p210 bra 	$L__BB5_324;
-	bra.uni 	$L__BB5_326;
-$L__BB5_320:
-	cvt.s64.s32 	%rd363, %r5767;
-	cvta.global.u64 	%rd365, %rd760;
-	add.s64 	%rd791, %rd365, %rd363;
-	bra.uni 	$L__BB5_325;
-$L__BB5_323:
-	setp.lt.s32 	%p211, %r3, 0;
-	min.s32 	%r685, %r3, %r10;
-	selp.b32 	%r686, 0, %r685, %p211;
-	mul.lo.s32 	%r5931, %r686, %r600;
-	mov.u32 	%r5932, %r5938;
-$L__BB5_324:
-	add.s32 	%r687, %r5932, %r5931;
-	cvt.u64.u32 	%rd366, %r687;
-	add.s64 	%rd791, %rd286, %rd366;
-$L__BB5_325:
-	ld.global.nc.u8 	%rs227, [%rd791];
-$L__BB5_326:
-	@%p1 bra 	$L__BB5_328;
-	bra.uni 	$L__BB5_327;
-$L__BB5_328:
-	add.s32 	%r5933, %r3, 1;
-	@%p620 bra 	$L__BB5_330;
-	setp.lt.u32 	%p213, %r2, %r598;
-	setp.lt.u32 	%p214, %r5933, %r599;
-	and.pred  	%p215, %p213, %p214;
-	mov.u16 	%rs228, 0;
-	mov.u32 	%r5934, %r2;
-	@%p215 bra 	$L__BB5_331;
-	bra.uni 	$L__BB5_333;
-$L__BB5_327:
-	cvt.s64.s32 	%rd367, %r5768;
-	cvta.global.u64 	%rd369, %rd760;
-	add.s64 	%rd792, %rd369, %rd367;
-	bra.uni 	$L__BB5_332;
-$L__BB5_330:
-	setp.lt.s32 	%p216, %r3, -1;
-	min.s32 	%r689, %r5933, %r10;
-	selp.b32 	%r5933, 0, %r689, %p216;
-	mov.u32 	%r5934, %r5938;
-$L__BB5_331:
-	mad.lo.s32 	%r690, %r5933, %r600, %r5934;
-	cvt.u64.u32 	%rd370, %r690;
-	add.s64 	%rd792, %rd286, %rd370;
-$L__BB5_332:
-	ld.global.nc.u8 	%rs228, [%rd792];
-$L__BB5_333:
-	@%p1 bra 	$L__BB5_335;
-	bra.uni 	$L__BB5_334;
-$L__BB5_335:
-	add.s32 	%r5935, %r3, 2;
-	@%p620 bra 	$L__BB5_337;
-	setp.lt.u32 	%p218, %r2, %r598;
-	setp.lt.u32 	%p219, %r5935, %r599;
-	and.pred  	%p220, %p218, %p219;
-	mov.u16 	%rs229, 0;
-	mov.u32 	%r5936, %r2;
-	@%p220 bra 	$L__BB5_338;
-	bra.uni 	$L__BB5_340;
-$L__BB5_334:
-	cvt.s64.s32 	%rd371, %r5769;
-	cvta.global.u64 	%rd373, %rd760;
-	add.s64 	%rd793, %rd373, %rd371;
-	bra.uni 	$L__BB5_339;
-$L__BB5_337:
-	setp.lt.s32 	%p221, %r3, -2;
-	min.s32 	%r692, %r5935, %r10;
-	selp.b32 	%r5935, 0, %r692, %p221;
-	mov.u32 	%r5936, %r5938;
-$L__BB5_338:
-	mad.lo.s32 	%r693, %r5935, %r600, %r5936;
-	cvt.u64.u32 	%rd374, %r693;
-	add.s64 	%rd793, %rd286, %rd374;
-$L__BB5_339:
-	ld.global.nc.u8 	%rs229, [%rd793];
-$L__BB5_340:
-	@%p1 bra 	$L__BB5_342;
-	bra.uni 	$L__BB5_341;
-$L__BB5_342:
-	@%p620 bra 	$L__BB5_344;
-	setp.lt.u32 	%p223, %r2, %r598;
-	setp.lt.u32 	%p224, %r6, %r599;
-	and.pred  	%p225, %p223, %p224;
-	mov.u16 	%rs230, 0;
-	mov.u32 	%r5937, %r6;
-	mov.u32 	%r5938, %r2;
-	@%p225 bra 	$L__BB5_345;
-	bra.uni 	$L__BB5_347;
-$L__BB5_341:
-	cvt.s64.s32 	%rd375, %r5770;
-	cvta.global.u64 	%rd377, %rd760;
-	add.s64 	%rd794, %rd377, %rd375;
-	bra.uni 	$L__BB5_346;
-$L__BB5_344:
-	setp.lt.s32 	%p226, %r3, -3;
-	min.s32 	%r695, %r6, %r10;
-	selp.b32 	%r5937, 0, %r695, %p226;
-$L__BB5_345:
-	mad.lo.s32 	%r696, %r5937, %r600, %r5938;
-	cvt.u64.u32 	%rd378, %r696;
-	add.s64 	%rd794, %rd286, %rd378;
-$L__BB5_346:
-	ld.global.nc.u8 	%rs230, [%rd794];
-$L__BB5_347:
-	or.b32  	%r389, %r2, 1;
-	min.s32 	%r697, %r389, %r9;
-	selp.b32 	%r5952, 0, %r697, %p191;
-	@%p1 bra 	$L__BB5_349;
-	bra.uni 	$L__BB5_348;
-$L__BB5_349:
-	@%p620 bra 	$L__BB5_351;
-	setp.lt.u32 	%p229, %r389, %r598;
-	setp.lt.u32 	%p230, %r7, %r599;
-	and.pred  	%p231, %p229, %p230;
-	mov.u16 	%rs231, 0;
-	mov.u32 	%r5939, %r7;
-	mov.u32 	%r5940, %r389;
-	@%p231 bra 	$L__BB5_352;
-	bra.uni 	$L__BB5_354;
-$L__BB5_348:
-	add.s64 	%rd795, %rd76, 4;
-	bra.uni 	$L__BB5_353;
-$L__BB5_351:
-	min.s32 	%r698, %r7, %r10;
-	selp.b32 	%r5939, 0, %r698, %p80;
-	mov.u32 	%r5940, %r5952;
-$L__BB5_352:
-	mad.lo.s32 	%r699, %r5939, %r600, %r5940;
-	cvt.u64.u32 	%rd379, %r699;
-	add.s64 	%rd795, %rd286, %rd379;
-$L__BB5_353:
-	ld.global.nc.u8 	%rs231, [%rd795];
-$L__BB5_354:
-	add.s64 	%rd761, %rd75, 4;
-	@%p1 bra 	$L__BB5_356;
-	bra.uni 	$L__BB5_355;
-$L__BB5_356:
-	add.s32 	%r5941, %r3, -2;
-	@%p620 bra 	$L__BB5_358;
-	setp.lt.u32 	%p234, %r389, %r598;
-	setp.lt.u32 	%p235, %r5941, %r599;
-	and.pred  	%p236, %p234, %p235;
-	mov.u16 	%rs232, 0;
-	mov.u32 	%r5942, %r389;
-	@%p236 bra 	$L__BB5_359;
-	bra.uni 	$L__BB5_361;
-$L__BB5_355:
-	cvta.global.u64 	%rd382, %rd761;
-	add.s64 	%rd796, %rd382, %rd757;
-	bra.uni 	$L__BB5_360;
-$L__BB5_358:
-	setp.lt.s32 	%p237, %r3, 2;
-	min.s32 	%r700, %r5941, %r10;
-	selp.b32 	%r5941, 0, %r700, %p237;
-	mov.u32 	%r5942, %r5952;
-$L__BB5_359:
-	mad.lo.s32 	%r701, %r5941, %r600, %r5942;
-	cvt.u64.u32 	%rd383, %r701;
-	add.s64 	%rd796, %rd286, %rd383;
-$L__BB5_360:
-	ld.global.nc.u8 	%rs232, [%rd796];
-$L__BB5_361:
-	@%p1 bra 	$L__BB5_363;
-	bra.uni 	$L__BB5_362;
-$L__BB5_363:
-	add.s32 	%r5943, %r3, -1;
-	@%p620 bra 	$L__BB5_365;
-	setp.lt.u32 	%p239, %r389, %r598;
-	setp.lt.u32 	%p240, %r5943, %r599;
-	and.pred  	%p241, %p239, %p240;
-	mov.u16 	%rs233, 0;
-	mov.u32 	%r5944, %r389;
-	@%p241 bra 	$L__BB5_366;
-	bra.uni 	$L__BB5_368;
-$L__BB5_362:
-	cvt.s64.s32 	%rd384, %r5766;
-	cvta.global.u64 	%rd386, %rd761;
-	add.s64 	%rd797, %rd386, %rd384;
-	bra.uni 	$L__BB5_367;
-$L__BB5_365:
-	min.s32 	%r703, %r5943, %r10;
-	setp.gt.s32 	%p242, %r3, 0;
-	selp.b32 	%r5943, %r703, 0, %p242;
-	mov.u32 	%r5944, %r5952;
-$L__BB5_366:
-	mad.lo.s32 	%r704, %r5943, %r600, %r5944;
-	cvt.u64.u32 	%rd387, %r704;
-	add.s64 	%rd797, %rd286, %rd387;
-$L__BB5_367:
-	ld.global.nc.u8 	%rs233, [%rd797];
-$L__BB5_368:
-	@%p1 bra 	$L__BB5_370;
-	bra.uni 	$L__BB5_369;
-$L__BB5_370:
-	@%p620 bra 	$L__BB5_372;
-	setp.lt.u32 	%p244, %r389, %r598;
-	setp.lt.u32 	%p245, %r3, %r599;
-	and.pred  	%p246, %p244, %p245;
-	mov.u16 	%rs234, 0;
-	mov.u32 	%r5945, %r6016;
-	mov.u32 	%r5946, %r389;
-	@%p246 bra 	$L__BB5_373;
-	bra.uni 	$L__BB5_375;
-$L__BB5_369:
-	cvt.s64.s32 	%rd388, %r5767;
-	cvta.global.u64 	%rd390, %rd761;
-	add.s64 	%rd798, %rd390, %rd388;
-	bra.uni 	$L__BB5_374;
-$L__BB5_372:
-	setp.lt.s32 	%p247, %r3, 0;
-	min.s32 	%r706, %r3, %r10;
-	selp.b32 	%r707, 0, %r706, %p247;
-	mul.lo.s32 	%r5945, %r707, %r600;
-	mov.u32 	%r5946, %r5952;
-$L__BB5_373:
-	add.s32 	%r708, %r5946, %r5945;
-	cvt.u64.u32 	%rd391, %r708;
-	add.s64 	%rd798, %rd286, %rd391;
-$L__BB5_374:
-	ld.global.nc.u8 	%rs234, [%rd798];
-$L__BB5_375:
-	@%p1 bra 	$L__BB5_377;
-	bra.uni 	$L__BB5_376;
-$L__BB5_377:
-	add.s32 	%r5947, %r3, 1;
-	@%p620 bra 	$L__BB5_379;
-	setp.lt.u32 	%p249, %r389, %r598;
-	setp.lt.u32 	%p250, %r5947, %r599;
-	and.pred  	%p251, %p249, %p250;
-	mov.u16 	%rs235, 0;
-	mov.u32 	%r5948, %r389;
-	@%p251 bra 	$L__BB5_380;
-	bra.uni 	$L__BB5_382;
-$L__BB5_376:
-	cvt.s64.s32 	%rd392, %r5768;
-	cvta.global.u64 	%rd394, %rd761;
-	add.s64 	%rd799, %rd394, %rd392;
-	bra.uni 	$L__BB5_381;
-$L__BB5_379:
-	setp.lt.s32 	%p252, %r3, -1;
-	min.s32 	%r710, %r5947, %r10;
-	selp.b32 	%r5947, 0, %r710, %p252;
-	mov.u32 	%r5948, %r5952;
-$L__BB5_380:
-	mad.lo.s32 	%r711, %r5947, %r600, %r5948;
-	cvt.u64.u32 	%rd395, %r711;
-	add.s64 	%rd799, %rd286, %rd395;
-$L__BB5_381:
-	ld.global.nc.u8 	%rs235, [%rd799];
-$L__BB5_382:
-	@%p1 bra 	$L__BB5_384;
-	bra.uni 	$L__BB5_383;
-$L__BB5_384:
-	add.s32 	%r5949, %r3, 2;
-	@%p620 bra 	$L__BB5_386;
-	setp.lt.u32 	%p254, %r389, %r598;
-	setp.lt.u32 	%p255, %r5949, %r599;
-	and.pred  	%p256, %p254, %p255;
-	mov.u16 	%rs236, 0;
-	mov.u32 	%r5950, %r389;
-	@%p256 bra 	$L__BB5_387;
-	bra.uni 	$L__BB5_389;
-$L__BB5_383:
-	cvt.s64.s32 	%rd396, %r5769;
-	cvta.global.u64 	%rd398, %rd761;
-	add.s64 	%rd800, %rd398, %rd396;
-	bra.uni 	$L__BB5_388;
-$L__BB5_386:
-	setp.lt.s32 	%p257, %r3, -2;
-	min.s32 	%r713, %r5949, %r10;
-	selp.b32 	%r5949, 0, %r713, %p257;
-	mov.u32 	%r5950, %r5952;
-$L__BB5_387:
-	mad.lo.s32 	%r714, %r5949, %r600, %r5950;
-	cvt.u64.u32 	%rd399, %r714;
-	add.s64 	%rd800, %rd286, %rd399;
-$L__BB5_388:
-	ld.global.nc.u8 	%rs236, [%rd800];
-$L__BB5_389:
-	@%p1 bra 	$L__BB5_391;
-	bra.uni 	$L__BB5_390;
-$L__BB5_391:
-	@%p620 bra 	$L__BB5_393;
-	setp.lt.u32 	%p259, %r389, %r598;
-	setp.lt.u32 	%p260, %r6, %r599;
-	and.pred  	%p261, %p259, %p260;
-	mov.u16 	%rs237, 0;
-	mov.u32 	%r5951, %r6;
-	mov.u32 	%r5952, %r389;
-	@%p261 bra 	$L__BB5_394;
-	bra.uni 	$L__BB5_396;
-$L__BB5_390:
-	cvt.s64.s32 	%rd400, %r5770;
-	cvta.global.u64 	%rd402, %rd761;
-	add.s64 	%rd801, %rd402, %rd400;
-	bra.uni 	$L__BB5_395;
-$L__BB5_393:
-	setp.lt.s32 	%p262, %r3, -3;
-	min.s32 	%r716, %r6, %r10;
-	selp.b32 	%r5951, 0, %r716, %p262;
-$L__BB5_394:
-	mad.lo.s32 	%r717, %r5951, %r600, %r5952;
-	cvt.u64.u32 	%rd403, %r717;
-	add.s64 	%rd801, %rd286, %rd403;
-$L__BB5_395:
-	ld.global.nc.u8 	%rs237, [%rd801];
-$L__BB5_396:
-	or.b32  	%r416, %r2, 2;
-	min.s32 	%r718, %r416, %r9;
-	selp.b32 	%r5966, 0, %r718, %p191;
-	@%p1 bra 	$L__BB5_398;
-	bra.uni 	$L__BB5_397;
-$L__BB5_398:
-	@%p620 bra 	$L__BB5_400;
-	setp.lt.u32 	%p265, %r416, %r598;
-	setp.lt.u32 	%p266, %r7, %r599;
-	and.pred  	%p267, %p265, %p266;
-	mov.u16 	%rs238, 0;
-	mov.u32 	%r5953, %r7;
-	mov.u32 	%r5954, %r416;
-	@%p267 bra 	$L__BB5_401;
-	bra.uni 	$L__BB5_403;
-$L__BB5_397:
-	add.s64 	%rd802, %rd76, 5;
-	bra.uni 	$L__BB5_402;
-$L__BB5_400:
-	min.s32 	%r719, %r7, %r10;
-	selp.b32 	%r5953, 0, %r719, %p80;
-	mov.u32 	%r5954, %r5966;
-$L__BB5_401:
-	mad.lo.s32 	%r720, %r5953, %r600, %r5954;
-	cvt.u64.u32 	%rd404, %r720;
-	add.s64 	%rd802, %rd286, %rd404;
-$L__BB5_402:
-	ld.global.nc.u8 	%rs238, [%rd802];
-$L__BB5_403:
-	add.s64 	%rd762, %rd75, 5;
-	@%p1 bra 	$L__BB5_405;
-	bra.uni 	$L__BB5_404;
-$L__BB5_405:
-	add.s32 	%r5955, %r3, -2;
-	@%p620 bra 	$L__BB5_407;
-	setp.lt.u32 	%p270, %r416, %r598;
-	setp.lt.u32 	%p271, %r5955, %r599;
-	and.pred  	%p272, %p270, %p271;
-	mov.u16 	%rs239, 0;
-	mov.u32 	%r5956, %r416;
-	@%p272 bra 	$L__BB5_408;
-	bra.uni 	$L__BB5_410;
-$L__BB5_404:
-	cvta.global.u64 	%rd407, %rd762;
-	add.s64 	%rd803, %rd407, %rd757;
-	bra.uni 	$L__BB5_409;
-$L__BB5_407:
-	setp.lt.s32 	%p273, %r3, 2;
-	min.s32 	%r721, %r5955, %r10;
-	selp.b32 	%r5955, 0, %r721, %p273;
-	mov.u32 	%r5956, %r5966;
-$L__BB5_408:
-	mad.lo.s32 	%r722, %r5955, %r600, %r5956;
-	cvt.u64.u32 	%rd408, %r722;
-	add.s64 	%rd803, %rd286, %rd408;
-$L__BB5_409:
-	ld.global.nc.u8 	%rs239, [%rd803];
-$L__BB5_410:
-	@%p1 bra 	$L__BB5_412;
-	bra.uni 	$L__BB5_411;
-$L__BB5_412:
-	add.s32 	%r5957, %r3, -1;
-	@%p620 bra 	$L__BB5_414;
-	setp.lt.u32 	%p275, %r416, %r598;
-	setp.lt.u32 	%p276, %r5957, %r599;
-	and.pred  	%p277, %p275, %p276;
-	mov.u16 	%rs240, 0;
-	mov.u32 	%r5958, %r416;
-	@%p277 bra 	$L__BB5_415;
-	bra.uni 	$L__BB5_417;
-$L__BB5_411:
-	cvt.s64.s32 	%rd409, %r5766;
-	cvta.global.u64 	%rd411, %rd762;
-	add.s64 	%rd804, %rd411, %rd409;
-	bra.uni 	$L__BB5_416;
-$L__BB5_414:
-	min.s32 	%r724, %r5957, %r10;
-	setp.gt.s32 	%p278, %r3, 0;
-	selp.b32 	%r5957, %r724, 0, %p278;
-	mov.u32 	%r5958, %r5966;
-$L__BB5_415:
-	mad.lo.s32 	%r725, %r5957, %r600, %r5958;
-	cvt.u64.u32 	%rd412, %r725;
-	add.s64 	%rd804, %rd286, %rd412;
-$L__BB5_416:
-	ld.global.nc.u8 	%rs240, [%rd804];
-$L__BB5_417:
-	@%p1 bra 	$L__BB5_419;
-	bra.uni 	$L__BB5_418;
-$L__BB5_419:
-	@%p620 bra 	$L__BB5_421;
-	setp.lt.u32 	%p280, %r416, %r598;
-	setp.lt.u32 	%p281, %r3, %r599;
-	and.pred  	%p282, %p280, %p281;
-	mov.u16 	%rs241, 0;
-	mov.u32 	%r5959, %r6016;
-	mov.u32 	%r5960, %r416;
-	@%p282 bra 	$L__BB5_422;
-	bra.uni 	$L__BB5_424;
-$L__BB5_418:
-	cvt.s64.s32 	%rd413, %r5767;
-	cvta.global.u64 	%rd415, %rd762;
-	add.s64 	%rd805, %rd415, %rd413;
-	bra.uni 	$L__BB5_423;
-$L__BB5_421:
-	setp.lt.s32 	%p283, %r3, 0;
-	min.s32 	%r727, %r3, %r10;
-	selp.b32 	%r728, 0, %r727, %p283;
-	mul.lo.s32 	%r5959, %r728, %r600;
-	mov.u32 	%r5960, %r5966;
-$L__BB5_422:
-	add.s32 	%r729, %r5960, %r5959;
-	cvt.u64.u32 	%rd416, %r729;
-	add.s64 	%rd805, %rd286, %rd416;
-$L__BB5_423:
-	ld.global.nc.u8 	%rs241, [%rd805];
-$L__BB5_424:
-	@%p1 bra 	$L__BB5_426;
-	bra.uni 	$L__BB5_425;
-$L__BB5_426:
-	add.s32 	%r5961, %r3, 1;
-	@%p620 bra 	$L__BB5_428;
-	setp.lt.u32 	%p285, %r416, %r598;
-	setp.lt.u32 	%p286, %r5961, %r599;
-	and.pred  	%p287, %p285, %p286;
-	mov.u16 	%rs242, 0;
-	mov.u32 	%r5962, %r416;
-	@%p287 bra 	$L__BB5_429;
-	bra.uni 	$L__BB5_431;
-$L__BB5_425:
-	cvt.s64.s32 	%rd417, %r5768;
-	cvta.global.u64 	%rd419, %rd762;
-	add.s64 	%rd806, %rd419, %rd417;
-	bra.uni 	$L__BB5_430;
-$L__BB5_428:
-	setp.lt.s32 	%p288, %r3, -1;
-	min.s32 	%r731, %r5961, %r10;
-	selp.b32 	%r5961, 0, %r731, %p288;
-	mov.u32 	%r5962, %r5966;
-$L__BB5_429:
-	mad.lo.s32 	%r732, %r5961, %r600, %r5962;
-	cvt.u64.u32 	%rd420, %r732;
-	add.s64 	%rd806, %rd286, %rd420;
-$L__BB5_430:
-	ld.global.nc.u8 	%rs242, [%rd806];
-$L__BB5_431:
-	@%p1 bra 	$L__BB5_433;
-	bra.uni 	$L__BB5_432;
-$L__BB5_433:
-	add.s32 	%r5963, %r3, 2;
-	@%p620 bra 	$L__BB5_435;
-	setp.lt.u32 	%p290, %r416, %r598;
-	setp.lt.u32 	%p291, %r5963, %r599;
-	and.pred  	%p292, %p290, %p291;
-	mov.u16 	%rs243, 0;
-	mov.u32 	%r5964, %r416;
-	@%p292 bra 	$L__BB5_436;
-	bra.uni 	$L__BB5_438;
-$L__BB5_432:
-	cvt.s64.s32 	%rd421, %r5769;
-	cvta.global.u64 	%rd423, %rd762;
-	add.s64 	%rd807, %rd423, %rd421;
-	bra.uni 	$L__BB5_437;
-$L__BB5_435:
-	setp.lt.s32 	%p293, %r3, -2;
-	min.s32 	%r734, %r5963, %r10;
-	selp.b32 	%r5963, 0, %r734, %p293;
-	mov.u32 	%r5964, %r5966;
-$L__BB5_436:
-	mad.lo.s32 	%r735, %r5963, %r600, %r5964;
-	cvt.u64.u32 	%rd424, %r735;
-	add.s64 	%rd807, %rd286, %rd424;
-$L__BB5_437:
-	ld.global.nc.u8 	%rs243, [%rd807];
-$L__BB5_438:
-	@%p1 bra 	$L__BB5_440;
-	bra.uni 	$L__BB5_439;
-$L__BB5_440:
-	@%p620 bra 	$L__BB5_442;
-	setp.lt.u32 	%p295, %r416, %r598;
-	setp.lt.u32 	%p296, %r6, %r599;
-	and.pred  	%p297, %p295, %p296;
-	mov.u16 	%rs244, 0;
-	mov.u32 	%r5965, %r6;
-	mov.u32 	%r5966, %r416;
-	@%p297 bra 	$L__BB5_443;
-	bra.uni 	$L__BB5_445;
-$L__BB5_439:
-	cvt.s64.s32 	%rd425, %r5770;
-	cvta.global.u64 	%rd427, %rd762;
-	add.s64 	%rd808, %rd427, %rd425;
-	bra.uni 	$L__BB5_444;
-$L__BB5_442:
-	setp.lt.s32 	%p298, %r3, -3;
-	min.s32 	%r737, %r6, %r10;
-	selp.b32 	%r5965, 0, %r737, %p298;
-$L__BB5_443:
-	mad.lo.s32 	%r738, %r5965, %r600, %r5966;
-	cvt.u64.u32 	%rd428, %r738;
-	add.s64 	%rd808, %rd286, %rd428;
-$L__BB5_444:
-	ld.global.nc.u8 	%rs244, [%rd808];
-$L__BB5_445:
-	or.b32  	%r443, %r2, 3;
-	min.s32 	%r739, %r443, %r9;
-	selp.b32 	%r5980, 0, %r739, %p191;
-	@%p1 bra 	$L__BB5_447;
-	bra.uni 	$L__BB5_446;
-$L__BB5_447:
-	@%p620 bra 	$L__BB5_449;
-	setp.lt.u32 	%p301, %r443, %r598;
-	setp.lt.u32 	%p302, %r7, %r599;
-	and.pred  	%p303, %p301, %p302;
-	mov.u16 	%rs245, 0;
-	mov.u32 	%r5967, %r7;
-	mov.u32 	%r5968, %r443;
-	@%p303 bra 	$L__BB5_450;
-	bra.uni 	$L__BB5_452;
-$L__BB5_446:
-	add.s64 	%rd809, %rd76, 6;
-	bra.uni 	$L__BB5_451;
-$L__BB5_449:
-	min.s32 	%r740, %r7, %r10;
-	selp.b32 	%r5967, 0, %r740, %p80;
-	mov.u32 	%r5968, %r5980;
-$L__BB5_450:
-	mad.lo.s32 	%r741, %r5967, %r600, %r5968;
-	cvt.u64.u32 	%rd429, %r741;
-	add.s64 	%rd809, %rd286, %rd429;
-$L__BB5_451:
-	ld.global.nc.u8 	%rs245, [%rd809];
-$L__BB5_452:
-	add.s64 	%rd763, %rd75, 6;
-	@%p1 bra 	$L__BB5_454;
-	bra.uni 	$L__BB5_453;
-$L__BB5_454:
-	add.s32 	%r5969, %r3, -2;
-	@%p620 bra 	$L__BB5_456;
-	setp.lt.u32 	%p306, %r443, %r598;
-	setp.lt.u32 	%p307, %r5969, %r599;
-	and.pred  	%p308, %p306, %p307;
-	mov.u16 	%rs246, 0;
-	mov.u32 	%r5970, %r443;
-	@%p308 bra 	$L__BB5_457;
-	bra.uni 	$L__BB5_459;
-$L__BB5_453:
-	cvta.global.u64 	%rd432, %rd763;
-	add.s64 	%rd810, %rd432, %rd757;
-	bra.uni 	$L__BB5_458;
-$L__BB5_456:
-	setp.lt.s32 	%p309, %r3, 2;
-	min.s32 	%r742, %r5969, %r10;
-	selp.b32 	%r5969, 0, %r742, %p309;
-	mov.u32 	%r5970, %r5980;
-$L__BB5_457:
-	mad.lo.s32 	%r743, %r5969, %r600, %r5970;
-	cvt.u64.u32 	%rd433, %r743;
-	add.s64 	%rd810, %rd286, %rd433;
-$L__BB5_458:
-	ld.global.nc.u8 	%rs246, [%rd810];
-$L__BB5_459:
-	@%p1 bra 	$L__BB5_461;
-	bra.uni 	$L__BB5_460;
-$L__BB5_461:
-	add.s32 	%r5971, %r3, -1;
-	@%p620 bra 	$L__BB5_463;
-	setp.lt.u32 	%p311, %r443, %r598;
-	setp.lt.u32 	%p312, %r5971, %r599;
-	and.pred  	%p313, %p311, %p312;
-	mov.u16 	%rs247, 0;
-	mov.u32 	%r5972, %r443;
-	@%p313 bra 	$L__BB5_464;
-	bra.uni 	$L__BB5_466;
-$L__BB5_460:
-	cvt.s64.s32 	%rd434, %r5766;
-	cvta.global.u64 	%rd436, %rd763;
-	add.s64 	%rd811, %rd436, %rd434;
-	bra.uni 	$L__BB5_465;
-$L__BB5_463:
-	min.s32 	%r745, %r5971, %r10;
-	setp.gt.s32 	%p314, %r3, 0;
-	selp.b32 	%r5971, %r745, 0, %p314;
-	mov.u32 	%r5972, %r5980;
-$L__BB5_464:
-	mad.lo.s32 	%r746, %r5971, %r600, %r5972;
-	cvt.u64.u32 	%rd437, %r746;
-	add.s64 	%rd811, %rd286, %rd437;
-$L__BB5_465:
-	ld.global.nc.u8 	%rs247, [%rd811];
-$L__BB5_466:
-	@%p1 bra 	$L__BB5_468;
-	bra.uni 	$L__BB5_467;
-$L__BB5_468:
-	@%p620 bra 	$L__BB5_470;
-	setp.lt.u32 	%p316, %r443, %r598;
-	setp.lt.u32 	%p317, %r3, %r599;
-	and.pred  	%p318, %p316, %p317;
-	mov.u16 	%rs248, 0;
-	mov.u32 	%r5973, %r6016;
-	mov.u32 	%r5974, %r443;
-	@%p318 bra 	$L__BB5_471;
-	bra.uni 	$L__BB5_473;
-$L__BB5_467:
-	cvt.s64.s32 	%rd438, %r5767;
-	cvta.global.u64 	%rd440, %rd763;
-	add.s64 	%rd812, %rd440, %rd438;
-	bra.uni 	$L__BB5_472;
-$L__BB5_470:
-	setp.lt.s32 	%p319, %r3, 0;
-	min.s32 	%r748, %r3, %r10;
-	selp.b32 	%r749, 0, %r748, %p319;
-	mul.lo.s32 	%r5973, %r749, %r600;
-	mov.u32 	%r5974, %r5980;
-$L__BB5_471:
-	add.s32 	%r750, %r5974, %r5973;
-	cvt.u64.u32 	%rd441, %r750;
-	add.s64 	%rd812, %rd286, %rd441;
-$L__BB5_472:
-	ld.global.nc.u8 	%rs248, [%rd812];
-$L__BB5_473:
-	@%p1 bra 	$L__BB5_475;
-	bra.uni 	$L__BB5_474;
-$L__BB5_475:
-	add.s32 	%r5975, %r3, 1;
-	@%p620 bra 	$L__BB5_477;
-	setp.lt.u32 	%p321, %r443, %r598;
-	setp.lt.u32 	%p322, %r5975, %r599;
-	and.pred  	%p323, %p321, %p322;
-	mov.u16 	%rs249, 0;
-	mov.u32 	%r5976, %r443;
-	@%p323 bra 	$L__BB5_478;
-	bra.uni 	$L__BB5_480;
-$L__BB5_474:
-	cvt.s64.s32 	%rd442, %r5768;
-	cvta.global.u64 	%rd444, %rd763;
-	add.s64 	%rd813, %rd444, %rd442;
-	bra.uni 	$L__BB5_479;
-$L__BB5_477:
-	setp.lt.s32 	%p324, %r3, -1;
-	min.s32 	%r752, %r5975, %r10;
-	selp.b32 	%r5975, 0, %r752, %p324;
-	mov.u32 	%r5976, %r5980;
-$L__BB5_478:
-	mad.lo.s32 	%r753, %r5975, %r600, %r5976;
-	cvt.u64.u32 	%rd445, %r753;
-	add.s64 	%rd813, %rd286, %rd445;
-$L__BB5_479:
-	ld.global.nc.u8 	%rs249, [%rd813];
-$L__BB5_480:
-	@%p1 bra 	$L__BB5_482;
-	bra.uni 	$L__BB5_481;
-$L__BB5_482:
-	add.s32 	%r5977, %r3, 2;
-	@%p620 bra 	$L__BB5_484;
-	setp.lt.u32 	%p326, %r443, %r598;
-	setp.lt.u32 	%p327, %r5977, %r599;
-	and.pred  	%p328, %p326, %p327;
-	mov.u16 	%rs250, 0;
-	mov.u32 	%r5978, %r443;
-	@%p328 bra 	$L__BB5_485;
-	bra.uni 	$L__BB5_487;
-$L__BB5_481:
-	cvt.s64.s32 	%rd446, %r5769;
-	cvta.global.u64 	%rd448, %rd763;
-	add.s64 	%rd814, %rd448, %rd446;
-	bra.uni 	$L__BB5_486;
-$L__BB5_484:
-	setp.lt.s32 	%p329, %r3, -2;
-	min.s32 	%r755, %r5977, %r10;
-	selp.b32 	%r5977, 0, %r755, %p329;
-	mov.u32 	%r5978, %r5980;
-$L__BB5_485:
-	mad.lo.s32 	%r756, %r5977, %r600, %r5978;
-	cvt.u64.u32 	%rd449, %r756;
-	add.s64 	%rd814, %rd286, %rd449;
-$L__BB5_486:
-	ld.global.nc.u8 	%rs250, [%rd814];
-$L__BB5_487:
-	@%p1 bra 	$L__BB5_489;
-	bra.uni 	$L__BB5_488;
-$L__BB5_489:
-	@%p620 bra 	$L__BB5_491;
-	setp.lt.u32 	%p331, %r443, %r598;
-	setp.lt.u32 	%p332, %r6, %r599;
-	and.pred  	%p333, %p331, %p332;
-	mov.u16 	%rs251, 0;
-	mov.u32 	%r5979, %r6;
-	mov.u32 	%r5980, %r443;
-	@%p333 bra 	$L__BB5_492;
-	bra.uni 	$L__BB5_494;
-$L__BB5_488:
-	cvt.s64.s32 	%rd450, %r5770;
-	cvta.global.u64 	%rd452, %rd763;
-	add.s64 	%rd815, %rd452, %rd450;
-	bra.uni 	$L__BB5_493;
-$L__BB5_491:
-	setp.lt.s32 	%p334, %r3, -3;
-	min.s32 	%r758, %r6, %r10;
-	selp.b32 	%r5979, 0, %r758, %p334;
-$L__BB5_492:
-	mad.lo.s32 	%r759, %r5979, %r600, %r5980;
-	cvt.u64.u32 	%rd453, %r759;
-	add.s64 	%rd815, %rd286, %rd453;
-$L__BB5_493:
-	ld.global.nc.u8 	%rs251, [%rd815];
-$L__BB5_494:
-	add.s32 	%r5994, %r2, 4;
-	setp.lt.s32 	%p335, %r1, -1;
-	min.s32 	%r760, %r5994, %r9;
-	selp.b32 	%r471, 0, %r760, %p335;
-	@%p1 bra 	$L__BB5_496;
-	bra.uni 	$L__BB5_495;
-$L__BB5_496:
-	@%p620 bra 	$L__BB5_498;
-	setp.lt.u32 	%p337, %r5994, %r598;
-	setp.lt.u32 	%p338, %r7, %r599;
-	and.pred  	%p339, %p337, %p338;
-	mov.u16 	%rs252, 0;
-	mov.u32 	%r5981, %r7;
-	mov.u32 	%r5982, %r5994;
-	@%p339 bra 	$L__BB5_499;
-	bra.uni 	$L__BB5_501;
-$L__BB5_495:
-	add.s64 	%rd816, %rd76, 7;
-	bra.uni 	$L__BB5_500;
-$L__BB5_498:
-	min.s32 	%r761, %r7, %r10;
-	selp.b32 	%r5981, 0, %r761, %p80;
-	mov.u32 	%r5982, %r471;
-$L__BB5_499:
-	mad.lo.s32 	%r762, %r5981, %r600, %r5982;
-	cvt.u64.u32 	%rd454, %r762;
-	add.s64 	%rd816, %rd286, %rd454;
-$L__BB5_500:
-	ld.global.nc.u8 	%rs252, [%rd816];
-$L__BB5_501:
-	add.s64 	%rd764, %rd75, 7;
-	@%p1 bra 	$L__BB5_503;
-	bra.uni 	$L__BB5_502;
-$L__BB5_503:
-	add.s32 	%r5983, %r3, -2;
-	@%p620 bra 	$L__BB5_505;
-	setp.lt.u32 	%p342, %r5994, %r598;
-	setp.lt.u32 	%p343, %r5983, %r599;
-	and.pred  	%p344, %p342, %p343;
-	mov.u16 	%rs253, 0;
-	mov.u32 	%r5984, %r5994;
-	@%p344 bra 	$L__BB5_506;
-	bra.uni 	$L__BB5_508;
-$L__BB5_502:
-	cvta.global.u64 	%rd457, %rd764;
-	add.s64 	%rd817, %rd457, %rd757;
-	bra.uni 	$L__BB5_507;
-$L__BB5_505:
-	setp.lt.s32 	%p345, %r3, 2;
-	min.s32 	%r763, %r5983, %r10;
-	selp.b32 	%r5983, 0, %r763, %p345;
-	mov.u32 	%r5984, %r471;
-$L__BB5_506:
-	mad.lo.s32 	%r764, %r5983, %r600, %r5984;
-	cvt.u64.u32 	%rd458, %r764;
-	add.s64 	%rd817, %rd286, %rd458;
-$L__BB5_507:
-	ld.global.nc.u8 	%rs253, [%rd817];
-$L__BB5_508:
-	@%p1 bra 	$L__BB5_510;
-	bra.uni 	$L__BB5_509;
-$L__BB5_510:
-	add.s32 	%r5985, %r3, -1;
-	@%p620 bra 	$L__BB5_512;
-	setp.lt.u32 	%p347, %r5994, %r598;
-	setp.lt.u32 	%p348, %r5985, %r599;
-	and.pred  	%p349, %p347, %p348;
-	mov.u16 	%rs254, 0;
-	mov.u32 	%r5986, %r5994;
-	@%p349 bra 	$L__BB5_513;
-	bra.uni 	$L__BB5_515;
-$L__BB5_509:
-	cvt.s64.s32 	%rd459, %r5766;
-	cvta.global.u64 	%rd461, %rd764;
-	add.s64 	%rd818, %rd461, %rd459;
-	bra.uni 	$L__BB5_514;
-$L__BB5_512:
-	min.s32 	%r766, %r5985, %r10;
-	setp.gt.s32 	%p350, %r3, 0;
-	selp.b32 	%r5985, %r766, 0, %p350;
-	mov.u32 	%r5986, %r471;
-$L__BB5_513:
-	mad.lo.s32 	%r767, %r5985, %r600, %r5986;
-	cvt.u64.u32 	%rd462, %r767;
-	add.s64 	%rd818, %rd286, %rd462;
-$L__BB5_514:
-	ld.global.nc.u8 	%rs254, [%rd818];
-$L__BB5_515:
-	@%p1 bra 	$L__BB5_517;
-	bra.uni 	$L__BB5_516;
-$L__BB5_517:
-	@%p620 bra 	$L__BB5_519;
-	setp.lt.u32 	%p352, %r5994, %r598;
-	setp.lt.u32 	%p353, %r3, %r599;
-	and.pred  	%p354, %p352, %p353;
-	mov.u16 	%rs255, 0;
-	mov.u32 	%r5987, %r6016;
-	mov.u32 	%r5988, %r5994;
-	@%p354 bra 	$L__BB5_520;
-	bra.uni 	$L__BB5_522;
-$L__BB5_516:
-	cvt.s64.s32 	%rd463, %r5767;
-	cvta.global.u64 	%rd465, %rd764;
-	add.s64 	%rd819, %rd465, %rd463;
-	bra.uni 	$L__BB5_521;
-$L__BB5_519:
-	setp.lt.s32 	%p355, %r3, 0;
-	min.s32 	%r769, %r3, %r10;
-	selp.b32 	%r770, 0, %r769, %p355;
-	mul.lo.s32 	%r5987, %r770, %r600;
-	mov.u32 	%r5988, %r471;
-$L__BB5_520:
-	add.s32 	%r771, %r5988, %r5987;
-	cvt.u64.u32 	%rd466, %r771;
-	add.s64 	%rd819, %rd286, %rd466;
-$L__BB5_521:
-	ld.global.nc.u8 	%rs255, [%rd819];
-$L__BB5_522:
-	@%p1 bra 	$L__BB5_524;
-	bra.uni 	$L__BB5_523;
-$L__BB5_524:
-	add.s32 	%r5989, %r3, 1;
-	@%p620 bra 	$L__BB5_526;
-	setp.lt.u32 	%p357, %r5994, %r598;
-	setp.lt.u32 	%p358, %r5989, %r599;
-	and.pred  	%p359, %p357, %p358;
-	mov.u16 	%rs256, 0;
-	mov.u32 	%r5990, %r5994;
-	@%p359 bra 	$L__BB5_527;
-	bra.uni 	$L__BB5_529;
-$L__BB5_523:
-	cvt.s64.s32 	%rd467, %r5768;
-	cvta.global.u64 	%rd469, %rd764;
-	add.s64 	%rd820, %rd469, %rd467;
-	bra.uni 	$L__BB5_528;
-$L__BB5_526:
-	setp.lt.s32 	%p360, %r3, -1;
-	min.s32 	%r773, %r5989, %r10;
-	selp.b32 	%r5989, 0, %r773, %p360;
-	mov.u32 	%r5990, %r471;
-$L__BB5_527:
-	mad.lo.s32 	%r774, %r5989, %r600, %r5990;
-	cvt.u64.u32 	%rd470, %r774;
-	add.s64 	%rd820, %rd286, %rd470;
-$L__BB5_528:
-	ld.global.nc.u8 	%rs256, [%rd820];
-$L__BB5_529:
-	@%p1 bra 	$L__BB5_531;
-	bra.uni 	$L__BB5_530;
-$L__BB5_531:
-	add.s32 	%r5991, %r3, 2;
-	@%p620 bra 	$L__BB5_533;
-	setp.lt.u32 	%p362, %r5994, %r598;
-	setp.lt.u32 	%p363, %r5991, %r599;
-	and.pred  	%p364, %p362, %p363;
-	mov.u16 	%rs257, 0;
-	mov.u32 	%r5992, %r5994;
-	@%p364 bra 	$L__BB5_534;
-	bra.uni 	$L__BB5_536;
-$L__BB5_530:
-	cvt.s64.s32 	%rd471, %r5769;
-	cvta.global.u64 	%rd473, %rd764;
-	add.s64 	%rd821, %rd473, %rd471;
-	bra.uni 	$L__BB5_535;
-$L__BB5_533:
-	setp.lt.s32 	%p365, %r3, -2;
-	min.s32 	%r776, %r5991, %r10;
-	selp.b32 	%r5991, 0, %r776, %p365;
-	mov.u32 	%r5992, %r471;
-$L__BB5_534:
-	mad.lo.s32 	%r777, %r5991, %r600, %r5992;
-	cvt.u64.u32 	%rd474, %r777;
-	add.s64 	%rd821, %rd286, %rd474;
-$L__BB5_535:
-	ld.global.nc.u8 	%rs257, [%rd821];
-$L__BB5_536:
-	@%p1 bra 	$L__BB5_538;
-	bra.uni 	$L__BB5_537;
-$L__BB5_538:
-	@%p620 bra 	$L__BB5_540;
-	setp.lt.u32 	%p367, %r5994, %r598;
-	setp.lt.u32 	%p368, %r6, %r599;
-	and.pred  	%p369, %p367, %p368;
-	mov.u16 	%rs258, 0;
-	mov.u32 	%r5993, %r6;
-	@%p369 bra 	$L__BB5_541;
-	bra.uni 	$L__BB5_543;
-$L__BB5_537:
-	cvt.s64.s32 	%rd475, %r5770;
-	cvta.global.u64 	%rd477, %rd764;
-	add.s64 	%rd822, %rd477, %rd475;
-	bra.uni 	$L__BB5_542;
-$L__BB5_540:
-	setp.lt.s32 	%p370, %r3, -3;
-	min.s32 	%r779, %r6, %r10;
-	selp.b32 	%r5993, 0, %r779, %p370;
-	mov.u32 	%r5994, %r471;
-$L__BB5_541:
-	mad.lo.s32 	%r780, %r5993, %r600, %r5994;
-	cvt.u64.u32 	%rd478, %r780;
-	add.s64 	%rd822, %rd286, %rd478;
-$L__BB5_542:
-	ld.global.nc.u8 	%rs258, [%rd822];
-$L__BB5_543:
-	add.s32 	%r6008, %r2, 5;
-	min.s32 	%r781, %r6008, %r9;
-	selp.b32 	%r498, 0, %r781, %p335;
-	@%p1 bra 	$L__BB5_545;
-	bra.uni 	$L__BB5_544;
-$L__BB5_545:
-	@%p620 bra 	$L__BB5_547;
-	setp.lt.u32 	%p373, %r6008, %r598;
-	setp.lt.u32 	%p374, %r7, %r599;
-	and.pred  	%p375, %p373, %p374;
-	mov.u16 	%rs259, 0;
-	mov.u32 	%r5995, %r7;
-	mov.u32 	%r5996, %r6008;
-	@%p375 bra 	$L__BB5_548;
-	bra.uni 	$L__BB5_550;
-$L__BB5_544:
-	add.s64 	%rd823, %rd76, 8;
-	bra.uni 	$L__BB5_549;
-$L__BB5_547:
-	min.s32 	%r782, %r7, %r10;
-	selp.b32 	%r5995, 0, %r782, %p80;
-	mov.u32 	%r5996, %r498;
-$L__BB5_548:
-	mad.lo.s32 	%r783, %r5995, %r600, %r5996;
-	cvt.u64.u32 	%rd479, %r783;
-	add.s64 	%rd823, %rd286, %rd479;
-$L__BB5_549:
-	ld.global.nc.u8 	%rs259, [%rd823];
-$L__BB5_550:
-	add.s64 	%rd765, %rd75, 8;
-	@%p1 bra 	$L__BB5_552;
-	bra.uni 	$L__BB5_551;
-$L__BB5_552:
-	add.s32 	%r5997, %r3, -2;
-	@%p620 bra 	$L__BB5_554;
-	setp.lt.u32 	%p378, %r6008, %r598;
-	setp.lt.u32 	%p379, %r5997, %r599;
-	and.pred  	%p380, %p378, %p379;
-	mov.u16 	%rs260, 0;
-	mov.u32 	%r5998, %r6008;
-	@%p380 bra 	$L__BB5_555;
-	bra.uni 	$L__BB5_557;
-$L__BB5_551:
-	cvta.global.u64 	%rd482, %rd765;
-	add.s64 	%rd824, %rd482, %rd757;
-	bra.uni 	$L__BB5_556;
-$L__BB5_554:
-	setp.lt.s32 	%p381, %r3, 2;
-	min.s32 	%r784, %r5997, %r10;
-	selp.b32 	%r5997, 0, %r784, %p381;
-	mov.u32 	%r5998, %r498;
-$L__BB5_555:
-	mad.lo.s32 	%r785, %r5997, %r600, %r5998;
-	cvt.u64.u32 	%rd483, %r785;
-	add.s64 	%rd824, %rd286, %rd483;
-$L__BB5_556:
-	ld.global.nc.u8 	%rs260, [%rd824];
-$L__BB5_557:
-	@%p1 bra 	$L__BB5_559;
-	bra.uni 	$L__BB5_558;
-$L__BB5_559:
-	add.s32 	%r5999, %r3, -1;
-	@%p620 bra 	$L__BB5_561;
-	setp.lt.u32 	%p383, %r6008, %r598;
-	setp.lt.u32 	%p384, %r5999, %r599;
-	and.pred  	%p385, %p383, %p384;
-	mov.u16 	%rs261, 0;
-	mov.u32 	%r6000, %r6008;
-	@%p385 bra 	$L__BB5_562;
-	bra.uni 	$L__BB5_564;
-$L__BB5_558:
-	cvt.s64.s32 	%rd484, %r5766;
-	cvta.global.u64 	%rd486, %rd765;
-	add.s64 	%rd825, %rd486, %rd484;
-	bra.uni 	$L__BB5_563;
-$L__BB5_561:
-	min.s32 	%r787, %r5999, %r10;
-	setp.gt.s32 	%p386, %r3, 0;
-	selp.b32 	%r5999, %r787, 0, %p386;
-	mov.u32 	%r6000, %r498;
-$L__BB5_562:
-	mad.lo.s32 	%r788, %r5999, %r600, %r6000;
-	cvt.u64.u32 	%rd487, %r788;
-	add.s64 	%rd825, %rd286, %rd487;
-$L__BB5_563:
-	ld.global.nc.u8 	%rs261, [%rd825];
-$L__BB5_564:
-	@%p1 bra 	$L__BB5_566;
-	bra.uni 	$L__BB5_565;
-$L__BB5_566:
-	@%p620 bra 	$L__BB5_568;
-	setp.lt.u32 	%p388, %r6008, %r598;
-	setp.lt.u32 	%p389, %r3, %r599;
-	and.pred  	%p390, %p388, %p389;
-	mov.u16 	%rs262, 0;
-	mov.u32 	%r6001, %r6016;
-	mov.u32 	%r6002, %r6008;
-	@%p390 bra 	$L__BB5_569;
-	bra.uni 	$L__BB5_571;
-$L__BB5_565:
-	cvt.s64.s32 	%rd488, %r5767;
-	cvta.global.u64 	%rd490, %rd765;
-	add.s64 	%rd826, %rd490, %rd488;
-	bra.uni 	$L__BB5_570;
-$L__BB5_568:
-	setp.lt.s32 	%p391, %r3, 0;
-	min.s32 	%r790, %r3, %r10;
-	selp.b32 	%r791, 0, %r790, %p391;
-	mul.lo.s32 	%r6001, %r791, %r600;
-	mov.u32 	%r6002, %r498;
-$L__BB5_569:
-	add.s32 	%r792, %r6002, %r6001;
-	cvt.u64.u32 	%rd491, %r792;
-	add.s64 	%rd826, %rd286, %rd491;
-$L__BB5_570:
-	ld.global.nc.u8 	%rs262, [%rd826];
-$L__BB5_571:
-	@%p1 bra 	$L__BB5_573;
-	bra.uni 	$L__BB5_572;
-$L__BB5_573:
-	add.s32 	%r6003, %r3, 1;
-	@%p620 bra 	$L__BB5_575;
-	setp.lt.u32 	%p393, %r6008, %r598;
-	setp.lt.u32 	%p394, %r6003, %r599;
-	and.pred  	%p395, %p393, %p394;
-	mov.u16 	%rs263, 0;
-	mov.u32 	%r6004, %r6008;
-	@%p395 bra 	$L__BB5_576;
-	bra.uni 	$L__BB5_578;
-$L__BB5_572:
-	cvt.s64.s32 	%rd492, %r5768;
-	cvta.global.u64 	%rd494, %rd765;
-	add.s64 	%rd827, %rd494, %rd492;
-	bra.uni 	$L__BB5_577;
-$L__BB5_575:
-	setp.lt.s32 	%p396, %r3, -1;
-	min.s32 	%r794, %r6003, %r10;
-	selp.b32 	%r6003, 0, %r794, %p396;
-	mov.u32 	%r6004, %r498;
-$L__BB5_576:
-	mad.lo.s32 	%r795, %r6003, %r600, %r6004;
-	cvt.u64.u32 	%rd495, %r795;
-	add.s64 	%rd827, %rd286, %rd495;
-$L__BB5_577:
-	ld.global.nc.u8 	%rs263, [%rd827];
-$L__BB5_578:
-	@%p1 bra 	$L__BB5_580;
-	bra.uni 	$L__BB5_579;
-$L__BB5_580:
-	add.s32 	%r6005, %r3, 2;
-	@%p620 bra 	$L__BB5_582;
-	setp.lt.u32 	%p398, %r6008, %r598;
-	setp.lt.u32 	%p399, %r6005, %r599;
-	and.pred  	%p400, %p398, %p399;
-	mov.u16 	%rs264, 0;
-	mov.u32 	%r6006, %r6008;
-	@%p400 bra 	$L__BB5_583;
-	bra.uni 	$L__BB5_585;
-$L__BB5_579:
-	cvt.s64.s32 	%rd496, %r5769;
-	cvta.global.u64 	%rd498, %rd765;
-	add.s64 	%rd828, %rd498, %rd496;
-	bra.uni 	$L__BB5_584;
-$L__BB5_582:
-	setp.lt.s32 	%p401, %r3, -2;
-	min.s32 	%r797, %r6005, %r10;
-	selp.b32 	%r6005, 0, %r797, %p401;
-	mov.u32 	%r6006, %r498;
-$L__BB5_583:
-	mad.lo.s32 	%r798, %r6005, %r600, %r6006;
-	cvt.u64.u32 	%rd499, %r798;
-	add.s64 	%rd828, %rd286, %rd499;
-$L__BB5_584:
-	ld.global.nc.u8 	%rs264, [%rd828];
-$L__BB5_585:
-	@%p1 bra 	$L__BB5_587;
-	bra.uni 	$L__BB5_586;
-$L__BB5_587:
-	@%p620 bra 	$L__BB5_589;
-	setp.lt.u32 	%p403, %r6008, %r598;
-	setp.lt.u32 	%p404, %r6, %r599;
-	and.pred  	%p405, %p403, %p404;
-	mov.u16 	%rs265, 0;
-	mov.u32 	%r6007, %r6;
-	@%p405 bra 	$L__BB5_590;
-	bra.uni 	$L__BB5_592;
-$L__BB5_586:
-	cvt.s64.s32 	%rd500, %r5770;
-	cvta.global.u64 	%rd502, %rd765;
-	add.s64 	%rd829, %rd502, %rd500;
-	bra.uni 	$L__BB5_591;
-$L__BB5_589:
-	setp.lt.s32 	%p406, %r3, -3;
-	min.s32 	%r800, %r6, %r10;
-	selp.b32 	%r6007, 0, %r800, %p406;
-	mov.u32 	%r6008, %r498;
-$L__BB5_590:
-	mad.lo.s32 	%r801, %r6007, %r600, %r6008;
-	cvt.u64.u32 	%rd503, %r801;
-	add.s64 	%rd829, %rd286, %rd503;
-$L__BB5_591:
-	ld.global.nc.u8 	%rs265, [%rd829];
-$L__BB5_592:
-	min.s32 	%r802, %r6026, %r9;
-	selp.b32 	%r524, 0, %r802, %p335;
-	@%p1 bra 	$L__BB5_594;
-	bra.uni 	$L__BB5_593;
-$L__BB5_594:
-	@%p620 bra 	$L__BB5_596;
-	setp.lt.u32 	%p409, %r6026, %r598;
-	setp.lt.u32 	%p410, %r7, %r599;
-	and.pred  	%p411, %p409, %p410;
-	mov.u16 	%rs266, 0;
-	mov.u32 	%r6010, %r6026;
-	@%p411 bra 	$L__BB5_597;
-	bra.uni 	$L__BB5_599;
-$L__BB5_593:
-	add.s64 	%rd830, %rd76, 9;
-	bra.uni 	$L__BB5_598;
-$L__BB5_596:
-	min.s32 	%r803, %r7, %r10;
-	selp.b32 	%r7, 0, %r803, %p80;
-	mov.u32 	%r6010, %r524;
-$L__BB5_597:
-	mad.lo.s32 	%r804, %r7, %r600, %r6010;
-	cvt.u64.u32 	%rd504, %r804;
-	add.s64 	%rd830, %rd286, %rd504;
-$L__BB5_598:
-	ld.global.nc.u8 	%rs266, [%rd830];
-$L__BB5_599:
-	add.s64 	%rd766, %rd75, 9;
-	@%p1 bra 	$L__BB5_601;
-	bra.uni 	$L__BB5_600;
-$L__BB5_601:
-	add.s32 	%r6011, %r3, -2;
-	@%p620 bra 	$L__BB5_603;
-	setp.lt.u32 	%p414, %r6026, %r598;
-	setp.lt.u32 	%p415, %r6011, %r599;
-	and.pred  	%p416, %p414, %p415;
-	mov.u16 	%rs267, 0;
-	mov.u32 	%r6012, %r6026;
-	@%p416 bra 	$L__BB5_604;
-	bra.uni 	$L__BB5_606;
-$L__BB5_600:
-	cvta.global.u64 	%rd507, %rd766;
-	add.s64 	%rd831, %rd507, %rd757;
-	bra.uni 	$L__BB5_605;
-$L__BB5_603:
-	setp.lt.s32 	%p417, %r3, 2;
-	min.s32 	%r805, %r6011, %r10;
-	selp.b32 	%r6011, 0, %r805, %p417;
-	mov.u32 	%r6012, %r524;
-$L__BB5_604:
-	mad.lo.s32 	%r806, %r6011, %r600, %r6012;
-	cvt.u64.u32 	%rd508, %r806;
-	add.s64 	%rd831, %rd286, %rd508;
-$L__BB5_605:
-	ld.global.nc.u8 	%rs267, [%rd831];
-$L__BB5_606:
-	@%p1 bra 	$L__BB5_608;
-	bra.uni 	$L__BB5_607;
-$L__BB5_608:
-	add.s32 	%r6013, %r3, -1;
-	@%p620 bra 	$L__BB5_610;
-	setp.lt.u32 	%p419, %r6026, %r598;
-	setp.lt.u32 	%p420, %r6013, %r599;
-	and.pred  	%p421, %p419, %p420;
-	mov.u32 	%r6015, 0;
-	mov.u32 	%r6014, %r6026;
-	@%p421 bra 	$L__BB5_611;
-	bra.uni 	$L__BB5_613;
-$L__BB5_607:
-	cvt.s64.s32 	%rd509, %r5766;
-	cvta.global.u64 	%rd511, %rd766;
-	add.s64 	%rd832, %rd511, %rd509;
-	bra.uni 	$L__BB5_612;
-$L__BB5_610:
-	min.s32 	%r809, %r6013, %r10;
-	setp.gt.s32 	%p422, %r3, 0;
-	selp.b32 	%r6013, %r809, 0, %p422;
-	mov.u32 	%r6014, %r524;
-$L__BB5_611:
-	mad.lo.s32 	%r810, %r6013, %r600, %r6014;
-	cvt.u64.u32 	%rd512, %r810;
-	add.s64 	%rd832, %rd286, %rd512;
-$L__BB5_612:
-	ld.global.nc.u8 	%rs198, [%rd832];
-	cvt.u32.u16 	%r811, %rs198;
-	and.b32  	%r6015, %r811, 255;
-$L__BB5_613:
-	@%p1 bra 	$L__BB5_615;
-	bra.uni 	$L__BB5_614;
-$L__BB5_615:
-	@%p620 bra 	$L__BB5_617;
-	setp.lt.u32 	%p424, %r6026, %r598;
-	setp.lt.u32 	%p425, %r3, %r599;
-	and.pred  	%p426, %p424, %p425;
+	shl.b32 	%r1064, %r6021, 2;
+	mad.lo.s32 	%r1065, %r6020, %r172, %r1064;
+	cvt.u64.u32 	%rd37, %r1065;
+	add.s64 	%rd38, %rd15, %rd37;
+	ld.global.nc.u32 	%r6022, [%rd38];
+$L__BB5_6:
+	mov.u32 	%r6023, %r9;
+	mov.u32 	%r6024, %r6039;
+	@%p45 bra 	$L__BB5_8;
+	mov.u32 	%r6025, 0;
+	or.pred  	%p53, %p112, %p111;
+	mov.u32 	%r6023, %r8;
+	mov.u32 	%r6024, %r6019;
+	@%p53 bra 	$L__BB5_9;
+$L__BB5_8:
+	shl.b32 	%r1068, %r6024, 2;
+	mad.lo.s32 	%r1069, %r6023, %r172, %r1068;
+	cvt.u64.u32 	%rd39, %r1069;
+	add.s64 	%rd40, %rd15, %rd39;
+	ld.global.nc.u32 	%r6025, [%rd40];
+$L__BB5_9:
+	mov.u32 	%r6026, %r11;
+	mov.u32 	%r6027, %r6039;
+	@%p45 bra 	$L__BB5_11;
+	mov.u32 	%r6028, 0;
+	or.pred  	%p57, %p113, %p111;
+	mov.u32 	%r6026, %r10;
+	mov.u32 	%r6027, %r6019;
+	@%p57 bra 	$L__BB5_12;
+$L__BB5_11:
+	shl.b32 	%r1072, %r6027, 2;
+	mad.lo.s32 	%r1073, %r6026, %r172, %r1072;
+	cvt.u64.u32 	%rd41, %r1073;
+	add.s64 	%rd42, %rd15, %rd41;
+	ld.global.nc.u32 	%r6028, [%rd42];
+$L__BB5_12:
+	mov.u32 	%r6029, %r18;
+	mov.u32 	%r6030, %r6039;
+	@%p45 bra 	$L__BB5_14;
+	mov.u32 	%r6031, 0;
+	or.pred  	%p61, %p114, %p111;
+	mov.u32 	%r6029, %r3;
+	mov.u32 	%r6030, %r6019;
+	@%p61 bra 	$L__BB5_15;
+$L__BB5_14:
+	shl.b32 	%r1076, %r6030, 2;
+	add.s32 	%r1077, %r1076, %r6029;
+	cvt.u64.u32 	%rd43, %r1077;
+	add.s64 	%rd44, %rd15, %rd43;
+	ld.global.nc.u32 	%r6031, [%rd44];
+$L__BB5_15:
+	mov.u32 	%r6032, %r13;
+	mov.u32 	%r6033, %r6039;
+	@%p45 bra 	$L__BB5_17;
+	mov.u32 	%r6034, 0;
+	or.pred  	%p65, %p64, %p111;
+	mov.u32 	%r6032, %r12;
+	mov.u32 	%r6033, %r6019;
+	@%p65 bra 	$L__BB5_18;
+$L__BB5_17:
+	shl.b32 	%r1080, %r6033, 2;
+	mad.lo.s32 	%r1081, %r6032, %r172, %r1080;
+	cvt.u64.u32 	%rd45, %r1081;
+	add.s64 	%rd46, %rd15, %rd45;
+	ld.global.nc.u32 	%r6034, [%rd46];
+$L__BB5_18:
+	mov.u32 	%r6035, %r15;
+	mov.u32 	%r6036, %r6039;
+	@%p45 bra 	$L__BB5_20;
+	mov.u32 	%r6037, 0;
+	or.pred  	%p69, %p68, %p111;
+	mov.u32 	%r6035, %r14;
+	mov.u32 	%r6036, %r6019;
+	@%p69 bra 	$L__BB5_21;
+$L__BB5_20:
+	shl.b32 	%r1084, %r6036, 2;
+	mad.lo.s32 	%r1085, %r6035, %r172, %r1084;
+	cvt.u64.u32 	%rd47, %r1085;
+	add.s64 	%rd48, %rd15, %rd47;
+	ld.global.nc.u32 	%r6037, [%rd48];
+$L__BB5_21:
+	and.b32  	%r1066, %r6022, 16711935;
+	or.b32  	%r1091, %r1066, 1677747200;
+	and.b32  	%r1070, %r6025, 16711935;
+	or.b32  	%r1115, %r1070, 1677747200;
+	and.b32  	%r1074, %r6028, 16711935;
+	or.b32  	%r1097, %r1074, 1677747200;
+	and.b32  	%r1078, %r6031, 16711935;
+	or.b32  	%r1098, %r1078, 1677747200;
+	and.b32  	%r1082, %r6034, 16711935;
+	or.b32  	%r1103, %r1082, 1677747200;
+	and.b32  	%r1086, %r6037, 16711935;
+	or.b32  	%r1104, %r1086, 1677747200;
+	mov.u32 	%r6038, %r17;
+	@%p45 bra 	$L__BB5_23;
+	mov.u32 	%r6040, 0;
+	or.pred  	%p73, %p72, %p111;
+	mov.u32 	%r6038, %r16;
+	mov.u32 	%r6039, %r6019;
+	@%p73 bra 	$L__BB5_24;
+	bra.uni 	$L__BB5_23;
+$L__BB5_56:
 	mov.u32 	%r6018, 0;
-	mov.u32 	%r6017, %r6026;
-	@%p426 bra 	$L__BB5_618;
-	bra.uni 	$L__BB5_620;
-$L__BB5_614:
-	cvt.s64.s32 	%rd513, %r5767;
-	cvta.global.u64 	%rd515, %rd766;
-	add.s64 	%rd833, %rd515, %rd513;
-	bra.uni 	$L__BB5_619;
-$L__BB5_617:
-	setp.lt.s32 	%p427, %r3, 0;
-	min.s32 	%r814, %r3, %r10;
-	selp.b32 	%r815, 0, %r814, %p427;
-	mul.lo.s32 	%r6016, %r815, %r600;
-	mov.u32 	%r6017, %r524;
-$L__BB5_618:
-	add.s32 	%r816, %r6017, %r6016;
-	cvt.u64.u32 	%rd516, %r816;
-	add.s64 	%rd833, %rd286, %rd516;
-$L__BB5_619:
-	ld.global.nc.u8 	%rs199, [%rd833];
-	cvt.u32.u16 	%r817, %rs199;
-	and.b32  	%r6018, %r817, 255;
-$L__BB5_620:
-	@%p1 bra 	$L__BB5_622;
-	bra.uni 	$L__BB5_621;
-$L__BB5_622:
-	add.s32 	%r6019, %r3, 1;
-	@%p620 bra 	$L__BB5_624;
-	setp.lt.u32 	%p429, %r6026, %r598;
-	setp.lt.u32 	%p430, %r6019, %r599;
-	and.pred  	%p431, %p429, %p430;
-	mov.u32 	%r6021, 0;
-	mov.u32 	%r6020, %r6026;
-	@%p431 bra 	$L__BB5_625;
-	bra.uni 	$L__BB5_627;
-$L__BB5_621:
-	cvt.s64.s32 	%rd517, %r5768;
-	cvta.global.u64 	%rd519, %rd766;
-	add.s64 	%rd834, %rd519, %rd517;
-	bra.uni 	$L__BB5_626;
-$L__BB5_624:
-	setp.lt.s32 	%p432, %r3, -1;
-	min.s32 	%r820, %r6019, %r10;
-	selp.b32 	%r6019, 0, %r820, %p432;
-	mov.u32 	%r6020, %r524;
-$L__BB5_625:
-	mad.lo.s32 	%r821, %r6019, %r600, %r6020;
-	cvt.u64.u32 	%rd520, %r821;
-	add.s64 	%rd834, %rd286, %rd520;
-$L__BB5_626:
-	ld.global.nc.u8 	%rs200, [%rd834];
-	cvt.u32.u16 	%r822, %rs200;
-	and.b32  	%r6021, %r822, 255;
-$L__BB5_627:
-	@%p1 bra 	$L__BB5_629;
-	bra.uni 	$L__BB5_628;
-$L__BB5_629:
-	add.s32 	%r6022, %r3, 2;
-	@%p620 bra 	$L__BB5_631;
-	setp.lt.u32 	%p434, %r6026, %r598;
-	setp.lt.u32 	%p435, %r6022, %r599;
-	and.pred  	%p436, %p434, %p435;
-	mov.u32 	%r6024, 0;
-	mov.u32 	%r6023, %r6026;
-	@%p436 bra 	$L__BB5_632;
-	bra.uni 	$L__BB5_634;
-$L__BB5_628:
-	cvt.s64.s32 	%rd521, %r5769;
-	cvta.global.u64 	%rd523, %rd766;
-	add.s64 	%rd835, %rd523, %rd521;
-	bra.uni 	$L__BB5_633;
-$L__BB5_631:
-	setp.lt.s32 	%p437, %r3, -2;
-	min.s32 	%r825, %r6022, %r10;
-	selp.b32 	%r6022, 0, %r825, %p437;
-	mov.u32 	%r6023, %r524;
-$L__BB5_632:
-	mad.lo.s32 	%r826, %r6022, %r600, %r6023;
-	cvt.u64.u32 	%rd524, %r826;
-	add.s64 	%rd835, %rd286, %rd524;
-$L__BB5_633:
-	ld.global.nc.u8 	%rs201, [%rd835];
-	cvt.u32.u16 	%r827, %rs201;
-	and.b32  	%r6024, %r827, 255;
-$L__BB5_634:
-	@%p1 bra 	$L__BB5_636;
-	bra.uni 	$L__BB5_635;
-$L__BB5_636:
-	@%p620 bra 	$L__BB5_638;
-	mov.u32 	%r6027, 0;
-	setp.lt.u32 	%p439, %r6026, %r598;
-	setp.lt.u32 	%p440, %r6, %r599;
-	and.pred  	%p441, %p439, %p440;
-	@%p441 bra 	$L__BB5_639;
-	bra.uni 	$L__BB5_641;
-$L__BB5_635:
-	cvt.s64.s32 	%rd525, %r5770;
-	cvta.global.u64 	%rd527, %rd766;
-	add.s64 	%rd836, %rd527, %rd525;
-	bra.uni 	$L__BB5_640;
-$L__BB5_638:
-	setp.lt.s32 	%p442, %r3, -3;
-	min.s32 	%r830, %r6, %r10;
-	selp.b32 	%r6, 0, %r830, %p442;
-	mov.u32 	%r6026, %r524;
-$L__BB5_639:
-	mad.lo.s32 	%r831, %r6, %r600, %r6026;
-	cvt.u64.u32 	%rd528, %r831;
-	add.s64 	%rd836, %rd286, %rd528;
-$L__BB5_640:
-	ld.global.nc.u8 	%rs202, [%rd836];
-	cvt.u32.u16 	%r832, %rs202;
-	and.b32  	%r6027, %r832, 255;
-$L__BB5_641:
-	cvt.u32.u16 	%r837, %rs261;
-	and.b32  	%r838, %r837, 255;
-	cvt.u32.u16 	%r839, %rs262;
-	and.b32  	%r840, %r839, 255;
-	max.u32 	%r841, %r838, %r840;
-	cvt.u32.u16 	%r842, %rs259;
-	and.b32  	%r843, %r842, 255;
-	cvt.u32.u16 	%r844, %rs265;
-	and.b32  	%r845, %r844, 255;
-	max.u32 	%r846, %r843, %r845;
-	min.u32 	%r847, %r841, %r846;
-	cvt.u32.u16 	%r848, %rs260;
-	and.b32  	%r849, %r848, 255;
-	cvt.u32.u16 	%r850, %rs263;
-	and.b32  	%r851, %r850, 255;
-	cvt.u32.u16 	%r852, %rs264;
-	and.b32  	%r853, %r852, 255;
-	min.u32 	%r854, %r851, %r853;
-	max.u32 	%r855, %r849, %r854;
-	max.u32 	%r856, %r847, %r855;
-	max.u32 	%r857, %r841, %r846;
-	min.u32 	%r858, %r856, %r857;
-	min.u32 	%r859, %r843, %r845;
-	min.u32 	%r860, %r838, %r840;
-	max.u32 	%r861, %r859, %r860;
-	max.u32 	%r862, %r851, %r853;
-	max.u32 	%r863, %r861, %r862;
-	max.u32 	%r864, %r858, %r863;
-	max.u32 	%r865, %r856, %r857;
-	max.u32 	%r866, %r864, %r865;
-	min.u32 	%r867, %r864, %r865;
-	min.u32 	%r868, %r859, %r860;
-	min.u32 	%r869, %r849, %r854;
-	max.u32 	%r870, %r868, %r869;
-	min.u32 	%r871, %r861, %r862;
-	max.u32 	%r872, %r870, %r871;
-	min.u32 	%r873, %r847, %r855;
-	max.u32 	%r874, %r872, %r873;
-	min.u32 	%r875, %r858, %r863;
-	max.u32 	%r876, %r874, %r875;
-	min.u32 	%r877, %r874, %r875;
-	min.u32 	%r878, %r870, %r871;
-	min.u32 	%r879, %r872, %r873;
-	max.u32 	%r880, %r878, %r879;
-	min.u32 	%r881, %r878, %r879;
-	min.u32 	%r882, %r868, %r869;
-	cvt.u32.u16 	%r883, %rs254;
-	and.b32  	%r884, %r883, 255;
-	cvt.u32.u16 	%r885, %rs255;
-	and.b32  	%r886, %r885, 255;
-	max.u32 	%r887, %r884, %r886;
-	cvt.u32.u16 	%r888, %rs252;
-	and.b32  	%r889, %r888, 255;
-	cvt.u32.u16 	%r890, %rs258;
-	and.b32  	%r891, %r890, 255;
-	max.u32 	%r892, %r889, %r891;
-	min.u32 	%r893, %r887, %r892;
-	cvt.u32.u16 	%r894, %rs253;
-	and.b32  	%r895, %r894, 255;
-	cvt.u32.u16 	%r896, %rs256;
-	and.b32  	%r897, %r896, 255;
-	cvt.u32.u16 	%r898, %rs257;
-	and.b32  	%r899, %r898, 255;
-	min.u32 	%r900, %r897, %r899;
-	max.u32 	%r901, %r895, %r900;
-	max.u32 	%r902, %r893, %r901;
-	max.u32 	%r903, %r887, %r892;
-	min.u32 	%r904, %r902, %r903;
-	min.u32 	%r905, %r889, %r891;
-	min.u32 	%r906, %r884, %r886;
-	max.u32 	%r907, %r905, %r906;
-	max.u32 	%r908, %r897, %r899;
-	max.u32 	%r909, %r907, %r908;
-	max.u32 	%r910, %r904, %r909;
-	max.u32 	%r911, %r902, %r903;
-	max.u32 	%r560, %r910, %r911;
-	min.u32 	%r561, %r910, %r911;
-	min.u32 	%r912, %r905, %r906;
-	min.u32 	%r913, %r895, %r900;
-	max.u32 	%r914, %r912, %r913;
-	min.u32 	%r915, %r907, %r908;
-	max.u32 	%r916, %r914, %r915;
-	min.u32 	%r917, %r893, %r901;
-	max.u32 	%r918, %r916, %r917;
-	min.u32 	%r919, %r904, %r909;
-	max.u32 	%r562, %r918, %r919;
-	min.u32 	%r563, %r918, %r919;
-	min.u32 	%r920, %r914, %r915;
-	min.u32 	%r921, %r916, %r917;
-	max.u32 	%r564, %r920, %r921;
-	min.u32 	%r565, %r920, %r921;
-	min.u32 	%r566, %r912, %r913;
-	cvt.u32.u16 	%r922, %rs247;
-	and.b32  	%r923, %r922, 255;
-	cvt.u32.u16 	%r924, %rs248;
-	and.b32  	%r925, %r924, 255;
-	max.u32 	%r926, %r923, %r925;
-	cvt.u32.u16 	%r927, %rs245;
-	and.b32  	%r928, %r927, 255;
-	cvt.u32.u16 	%r929, %rs251;
-	and.b32  	%r930, %r929, 255;
-	max.u32 	%r931, %r928, %r930;
-	min.u32 	%r932, %r926, %r931;
-	cvt.u32.u16 	%r933, %rs246;
-	and.b32  	%r934, %r933, 255;
-	cvt.u32.u16 	%r935, %rs249;
-	and.b32  	%r936, %r935, 255;
-	cvt.u32.u16 	%r937, %rs250;
-	and.b32  	%r938, %r937, 255;
-	min.u32 	%r939, %r936, %r938;
-	max.u32 	%r940, %r934, %r939;
-	max.u32 	%r941, %r932, %r940;
-	max.u32 	%r942, %r926, %r931;
-	min.u32 	%r943, %r941, %r942;
-	min.u32 	%r944, %r928, %r930;
-	min.u32 	%r945, %r923, %r925;
-	max.u32 	%r946, %r944, %r945;
-	max.u32 	%r947, %r936, %r938;
-	max.u32 	%r948, %r946, %r947;
-	max.u32 	%r949, %r943, %r948;
-	max.u32 	%r950, %r941, %r942;
-	max.u32 	%r951, %r949, %r950;
-	min.u32 	%r952, %r949, %r950;
-	min.u32 	%r953, %r944, %r945;
-	min.u32 	%r954, %r934, %r939;
-	max.u32 	%r955, %r953, %r954;
-	min.u32 	%r956, %r946, %r947;
-	max.u32 	%r957, %r955, %r956;
-	min.u32 	%r958, %r932, %r940;
-	max.u32 	%r959, %r957, %r958;
-	min.u32 	%r960, %r943, %r948;
-	max.u32 	%r961, %r959, %r960;
-	min.u32 	%r962, %r959, %r960;
-	min.u32 	%r963, %r955, %r956;
-	min.u32 	%r964, %r957, %r958;
-	max.u32 	%r965, %r963, %r964;
-	min.u32 	%r966, %r963, %r964;
-	min.u32 	%r967, %r953, %r954;
-	cvt.u32.u16 	%r968, %rs240;
-	and.b32  	%r969, %r968, 255;
-	cvt.u32.u16 	%r970, %rs241;
-	and.b32  	%r971, %r970, 255;
-	max.u32 	%r972, %r969, %r971;
-	cvt.u32.u16 	%r973, %rs238;
-	and.b32  	%r974, %r973, 255;
-	cvt.u32.u16 	%r975, %rs244;
-	and.b32  	%r976, %r975, 255;
-	max.u32 	%r977, %r974, %r976;
-	min.u32 	%r978, %r972, %r977;
-	cvt.u32.u16 	%r979, %rs239;
-	and.b32  	%r980, %r979, 255;
-	cvt.u32.u16 	%r981, %rs242;
-	and.b32  	%r982, %r981, 255;
-	cvt.u32.u16 	%r983, %rs243;
-	and.b32  	%r984, %r983, 255;
-	min.u32 	%r985, %r982, %r984;
-	max.u32 	%r986, %r980, %r985;
-	max.u32 	%r987, %r978, %r986;
-	max.u32 	%r988, %r972, %r977;
-	min.u32 	%r989, %r987, %r988;
-	min.u32 	%r990, %r974, %r976;
-	min.u32 	%r991, %r969, %r971;
-	max.u32 	%r992, %r990, %r991;
-	max.u32 	%r993, %r982, %r984;
-	max.u32 	%r994, %r992, %r993;
-	max.u32 	%r995, %r989, %r994;
-	max.u32 	%r996, %r987, %r988;
-	max.u32 	%r997, %r995, %r996;
-	min.u32 	%r998, %r995, %r996;
-	min.u32 	%r999, %r990, %r991;
-	min.u32 	%r1000, %r980, %r985;
-	max.u32 	%r1001, %r999, %r1000;
-	min.u32 	%r1002, %r992, %r993;
-	max.u32 	%r1003, %r1001, %r1002;
-	min.u32 	%r1004, %r978, %r986;
-	max.u32 	%r1005, %r1003, %r1004;
-	min.u32 	%r1006, %r989, %r994;
-	max.u32 	%r1007, %r1005, %r1006;
-	min.u32 	%r1008, %r1005, %r1006;
-	min.u32 	%r1009, %r1001, %r1002;
-	min.u32 	%r1010, %r1003, %r1004;
-	max.u32 	%r1011, %r1009, %r1010;
-	min.u32 	%r1012, %r1009, %r1010;
-	min.u32 	%r1013, %r999, %r1000;
-	cvt.u32.u16 	%r1014, %rs233;
-	and.b32  	%r1015, %r1014, 255;
-	cvt.u32.u16 	%r1016, %rs234;
-	and.b32  	%r1017, %r1016, 255;
-	max.u32 	%r1018, %r1015, %r1017;
-	cvt.u32.u16 	%r1019, %rs231;
-	and.b32  	%r1020, %r1019, 255;
-	cvt.u32.u16 	%r1021, %rs237;
-	and.b32  	%r1022, %r1021, 255;
-	max.u32 	%r1023, %r1020, %r1022;
-	min.u32 	%r1024, %r1018, %r1023;
-	cvt.u32.u16 	%r1025, %rs232;
-	and.b32  	%r1026, %r1025, 255;
-	cvt.u32.u16 	%r1027, %rs235;
-	and.b32  	%r1028, %r1027, 255;
-	cvt.u32.u16 	%r1029, %rs236;
-	and.b32  	%r1030, %r1029, 255;
-	min.u32 	%r1031, %r1028, %r1030;
-	max.u32 	%r1032, %r1026, %r1031;
-	max.u32 	%r1033, %r1024, %r1032;
-	max.u32 	%r1034, %r1018, %r1023;
-	min.u32 	%r1035, %r1033, %r1034;
-	min.u32 	%r1036, %r1020, %r1022;
-	min.u32 	%r1037, %r1015, %r1017;
-	max.u32 	%r1038, %r1036, %r1037;
-	max.u32 	%r1039, %r1028, %r1030;
-	max.u32 	%r1040, %r1038, %r1039;
-	max.u32 	%r1041, %r1035, %r1040;
-	max.u32 	%r1042, %r1033, %r1034;
-	max.u32 	%r1043, %r1041, %r1042;
-	min.u32 	%r1044, %r1041, %r1042;
-	min.u32 	%r1045, %r1036, %r1037;
-	min.u32 	%r1046, %r1026, %r1031;
-	max.u32 	%r1047, %r1045, %r1046;
-	min.u32 	%r1048, %r1038, %r1039;
-	max.u32 	%r1049, %r1047, %r1048;
-	min.u32 	%r1050, %r1024, %r1032;
-	max.u32 	%r1051, %r1049, %r1050;
-	min.u32 	%r1052, %r1035, %r1040;
-	max.u32 	%r1053, %r1051, %r1052;
-	min.u32 	%r1054, %r1051, %r1052;
-	min.u32 	%r1055, %r1047, %r1048;
-	min.u32 	%r1056, %r1049, %r1050;
-	max.u32 	%r1057, %r1055, %r1056;
-	min.u32 	%r1058, %r1055, %r1056;
-	min.u32 	%r1059, %r1045, %r1046;
-	cvt.u32.u16 	%r1060, %rs226;
-	and.b32  	%r1061, %r1060, 255;
-	cvt.u32.u16 	%r1062, %rs227;
-	and.b32  	%r1063, %r1062, 255;
-	max.u32 	%r1064, %r1061, %r1063;
-	cvt.u32.u16 	%r1065, %rs224;
-	and.b32  	%r1066, %r1065, 255;
-	cvt.u32.u16 	%r1067, %rs230;
-	and.b32  	%r1068, %r1067, 255;
-	max.u32 	%r1069, %r1066, %r1068;
-	min.u32 	%r1070, %r1064, %r1069;
-	cvt.u32.u16 	%r1071, %rs225;
-	and.b32  	%r1072, %r1071, 255;
-	cvt.u32.u16 	%r1073, %rs228;
-	and.b32  	%r1074, %r1073, 255;
-	cvt.u32.u16 	%r1075, %rs229;
-	and.b32  	%r1076, %r1075, 255;
-	min.u32 	%r1077, %r1074, %r1076;
-	max.u32 	%r1078, %r1072, %r1077;
-	max.u32 	%r1079, %r1070, %r1078;
-	max.u32 	%r1080, %r1064, %r1069;
-	min.u32 	%r1081, %r1079, %r1080;
-	min.u32 	%r1082, %r1066, %r1068;
-	min.u32 	%r1083, %r1061, %r1063;
-	max.u32 	%r1084, %r1082, %r1083;
-	max.u32 	%r1085, %r1074, %r1076;
-	max.u32 	%r1086, %r1084, %r1085;
-	max.u32 	%r1087, %r1081, %r1086;
-	max.u32 	%r1088, %r1079, %r1080;
-	max.u32 	%r1089, %r1087, %r1088;
-	min.u32 	%r1090, %r1087, %r1088;
-	min.u32 	%r1091, %r1082, %r1083;
-	min.u32 	%r1092, %r1072, %r1077;
-	max.u32 	%r1093, %r1091, %r1092;
-	min.u32 	%r1094, %r1084, %r1085;
-	max.u32 	%r1095, %r1093, %r1094;
-	min.u32 	%r1096, %r1070, %r1078;
-	max.u32 	%r1097, %r1095, %r1096;
-	min.u32 	%r1098, %r1081, %r1086;
-	max.u32 	%r1099, %r1097, %r1098;
-	min.u32 	%r1100, %r1097, %r1098;
-	min.u32 	%r1101, %r1093, %r1094;
-	min.u32 	%r1102, %r1095, %r1096;
-	max.u32 	%r1103, %r1101, %r1102;
-	min.u32 	%r1104, %r1101, %r1102;
-	min.u32 	%r1105, %r1091, %r1092;
-	cvt.u32.u16 	%r1106, %rs219;
-	and.b32  	%r1107, %r1106, 255;
-	cvt.u32.u16 	%r1108, %rs220;
-	and.b32  	%r1109, %r1108, 255;
-	max.u32 	%r1110, %r1107, %r1109;
-	cvt.u32.u16 	%r1111, %rs217;
-	and.b32  	%r1112, %r1111, 255;
-	cvt.u32.u16 	%r1113, %rs223;
-	and.b32  	%r1114, %r1113, 255;
-	max.u32 	%r1115, %r1112, %r1114;
-	min.u32 	%r1116, %r1110, %r1115;
-	cvt.u32.u16 	%r1117, %rs218;
-	and.b32  	%r1118, %r1117, 255;
-	cvt.u32.u16 	%r1119, %rs221;
-	and.b32  	%r1120, %r1119, 255;
-	cvt.u32.u16 	%r1121, %rs222;
-	and.b32  	%r1122, %r1121, 255;
-	min.u32 	%r1123, %r1120, %r1122;
-	max.u32 	%r1124, %r1118, %r1123;
-	max.u32 	%r1125, %r1116, %r1124;
-	max.u32 	%r1126, %r1110, %r1115;
-	min.u32 	%r1127, %r1125, %r1126;
-	min.u32 	%r1128, %r1112, %r1114;
-	min.u32 	%r1129, %r1107, %r1109;
-	max.u32 	%r1130, %r1128, %r1129;
-	max.u32 	%r1131, %r1120, %r1122;
-	max.u32 	%r1132, %r1130, %r1131;
-	max.u32 	%r1133, %r1127, %r1132;
-	max.u32 	%r1134, %r1125, %r1126;
-	max.u32 	%r1135, %r1133, %r1134;
-	min.u32 	%r1136, %r1133, %r1134;
-	min.u32 	%r1137, %r1128, %r1129;
-	min.u32 	%r1138, %r1118, %r1123;
-	max.u32 	%r1139, %r1137, %r1138;
-	min.u32 	%r1140, %r1130, %r1131;
-	max.u32 	%r1141, %r1139, %r1140;
-	min.u32 	%r1142, %r1116, %r1124;
-	max.u32 	%r1143, %r1141, %r1142;
-	min.u32 	%r1144, %r1127, %r1132;
-	max.u32 	%r1145, %r1143, %r1144;
-	min.u32 	%r1146, %r1143, %r1144;
-	min.u32 	%r1147, %r1139, %r1140;
-	min.u32 	%r1148, %r1141, %r1142;
-	max.u32 	%r1149, %r1147, %r1148;
-	min.u32 	%r1150, %r1147, %r1148;
-	min.u32 	%r1151, %r1137, %r1138;
-	cvt.u32.u16 	%r1152, %rs212;
-	and.b32  	%r1153, %r1152, 255;
-	cvt.u32.u16 	%r1154, %rs213;
-	and.b32  	%r1155, %r1154, 255;
-	max.u32 	%r1156, %r1153, %r1155;
-	cvt.u32.u16 	%r1157, %rs210;
-	and.b32  	%r1158, %r1157, 255;
-	cvt.u32.u16 	%r1159, %rs216;
-	and.b32  	%r1160, %r1159, 255;
-	max.u32 	%r1161, %r1158, %r1160;
-	min.u32 	%r1162, %r1156, %r1161;
-	cvt.u32.u16 	%r1163, %rs211;
-	and.b32  	%r1164, %r1163, 255;
-	cvt.u32.u16 	%r1165, %rs214;
-	and.b32  	%r1166, %r1165, 255;
-	cvt.u32.u16 	%r1167, %rs215;
-	and.b32  	%r1168, %r1167, 255;
-	min.u32 	%r1169, %r1166, %r1168;
-	max.u32 	%r1170, %r1164, %r1169;
-	max.u32 	%r1171, %r1162, %r1170;
-	max.u32 	%r1172, %r1156, %r1161;
-	min.u32 	%r1173, %r1171, %r1172;
-	min.u32 	%r1174, %r1158, %r1160;
-	min.u32 	%r1175, %r1153, %r1155;
-	max.u32 	%r1176, %r1174, %r1175;
-	max.u32 	%r1177, %r1166, %r1168;
-	max.u32 	%r1178, %r1176, %r1177;
-	max.u32 	%r1179, %r1173, %r1178;
-	max.u32 	%r1180, %r1171, %r1172;
-	max.u32 	%r1181, %r1179, %r1180;
-	min.u32 	%r1182, %r1179, %r1180;
-	min.u32 	%r1183, %r1174, %r1175;
-	min.u32 	%r1184, %r1164, %r1169;
-	max.u32 	%r1185, %r1183, %r1184;
-	min.u32 	%r1186, %r1176, %r1177;
-	max.u32 	%r1187, %r1185, %r1186;
-	min.u32 	%r1188, %r1162, %r1170;
-	max.u32 	%r1189, %r1187, %r1188;
-	min.u32 	%r1190, %r1173, %r1178;
-	max.u32 	%r1191, %r1189, %r1190;
-	min.u32 	%r1192, %r1189, %r1190;
-	min.u32 	%r1193, %r1185, %r1186;
-	min.u32 	%r1194, %r1187, %r1188;
-	max.u32 	%r1195, %r1193, %r1194;
-	min.u32 	%r1196, %r1193, %r1194;
-	min.u32 	%r1197, %r1183, %r1184;
-	cvt.u32.u16 	%r1198, %rs205;
-	and.b32  	%r1199, %r1198, 255;
-	cvt.u32.u16 	%r1200, %rs206;
-	and.b32  	%r1201, %r1200, 255;
-	max.u32 	%r1202, %r1199, %r1201;
-	cvt.u32.u16 	%r1203, %rs203;
-	and.b32  	%r1204, %r1203, 255;
-	cvt.u32.u16 	%r1205, %rs209;
-	and.b32  	%r1206, %r1205, 255;
-	max.u32 	%r1207, %r1204, %r1206;
-	min.u32 	%r1208, %r1202, %r1207;
-	cvt.u32.u16 	%r1209, %rs204;
-	and.b32  	%r1210, %r1209, 255;
-	cvt.u32.u16 	%r1211, %rs207;
-	and.b32  	%r1212, %r1211, 255;
-	cvt.u32.u16 	%r1213, %rs208;
-	and.b32  	%r1214, %r1213, 255;
-	min.u32 	%r1215, %r1212, %r1214;
-	max.u32 	%r1216, %r1210, %r1215;
-	max.u32 	%r1217, %r1208, %r1216;
-	max.u32 	%r1218, %r1202, %r1207;
-	min.u32 	%r1219, %r1217, %r1218;
-	min.u32 	%r1220, %r1204, %r1206;
-	min.u32 	%r1221, %r1199, %r1201;
-	max.u32 	%r1222, %r1220, %r1221;
-	max.u32 	%r1223, %r1212, %r1214;
-	max.u32 	%r1224, %r1222, %r1223;
-	max.u32 	%r1225, %r1219, %r1224;
-	max.u32 	%r1226, %r1217, %r1218;
-	max.u32 	%r1227, %r1225, %r1226;
-	min.u32 	%r1228, %r1225, %r1226;
-	min.u32 	%r1229, %r1220, %r1221;
-	min.u32 	%r1230, %r1210, %r1215;
-	max.u32 	%r1231, %r1229, %r1230;
-	min.u32 	%r1232, %r1222, %r1223;
-	max.u32 	%r1233, %r1231, %r1232;
-	min.u32 	%r1234, %r1208, %r1216;
-	max.u32 	%r1235, %r1233, %r1234;
-	min.u32 	%r1236, %r1219, %r1224;
-	max.u32 	%r1237, %r1235, %r1236;
-	min.u32 	%r1238, %r1235, %r1236;
-	min.u32 	%r1239, %r1231, %r1232;
-	min.u32 	%r1240, %r1233, %r1234;
-	max.u32 	%r1241, %r1239, %r1240;
-	min.u32 	%r1242, %r1239, %r1240;
-	min.u32 	%r1243, %r1229, %r1230;
-	min.u32 	%r1276, %r1105, %r1059;
-	max.u32 	%r1277, %r1105, %r1059;
-	min.u32 	%r1278, %r1099, %r1053;
-	max.u32 	%r1279, %r1099, %r1053;
-	min.u32 	%r1280, %r1278, %r1277;
-	max.u32 	%r1281, %r1278, %r1277;
-	min.u32 	%r1282, %r1103, %r1057;
-	max.u32 	%r1283, %r1103, %r1057;
-	min.u32 	%r1284, %r1089, %r1043;
-	max.u32 	%r1285, %r1089, %r1043;
-	min.u32 	%r1286, %r1284, %r1283;
-	max.u32 	%r1287, %r1284, %r1283;
-	min.u32 	%r1288, %r1282, %r1280;
-	max.u32 	%r1289, %r1282, %r1280;
-	min.u32 	%r1290, %r1286, %r1281;
-	max.u32 	%r1291, %r1286, %r1281;
-	min.u32 	%r1292, %r1287, %r1279;
-	max.u32 	%r1293, %r1287, %r1279;
-	min.u32 	%r1294, %r1104, %r1058;
-	max.u32 	%r1295, %r1104, %r1058;
-	min.u32 	%r1296, %r1090, %r1044;
-	max.u32 	%r1297, %r1090, %r1044;
-	min.u32 	%r1298, %r1296, %r1295;
-	max.u32 	%r1299, %r1296, %r1295;
-	min.u32 	%r1300, %r1100, %r1054;
-	max.u32 	%r1301, %r1100, %r1054;
-	min.u32 	%r1302, %r1300, %r1298;
-	max.u32 	%r1303, %r1300, %r1298;
-	min.u32 	%r1304, %r1301, %r1299;
-	max.u32 	%r1305, %r1301, %r1299;
-	min.u32 	%r1306, %r1294, %r1288;
-	max.u32 	%r1307, %r1294, %r1288;
-	min.u32 	%r1308, %r1302, %r1289;
-	max.u32 	%r1309, %r1302, %r1289;
-	min.u32 	%r1310, %r1303, %r1290;
-	max.u32 	%r1311, %r1303, %r1290;
-	min.u32 	%r1312, %r1304, %r1291;
-	max.u32 	%r1313, %r1304, %r1291;
-	min.u32 	%r1314, %r1305, %r1292;
-	max.u32 	%r1315, %r1305, %r1292;
-	min.u32 	%r1316, %r1297, %r1293;
-	max.u32 	%r1317, %r1297, %r1293;
-	min.u32 	%r1318, %r1013, %r967;
-	max.u32 	%r1319, %r1013, %r967;
-	min.u32 	%r1320, %r1007, %r961;
-	max.u32 	%r1321, %r1007, %r961;
-	min.u32 	%r1322, %r1320, %r1319;
-	max.u32 	%r1323, %r1320, %r1319;
-	min.u32 	%r1324, %r1011, %r965;
-	max.u32 	%r1325, %r1011, %r965;
-	min.u32 	%r1326, %r997, %r951;
-	max.u32 	%r1327, %r997, %r951;
-	min.u32 	%r1328, %r1326, %r1325;
-	max.u32 	%r1329, %r1326, %r1325;
-	min.u32 	%r1330, %r1324, %r1322;
-	max.u32 	%r1331, %r1324, %r1322;
-	min.u32 	%r1332, %r1328, %r1323;
-	max.u32 	%r1333, %r1328, %r1323;
-	min.u32 	%r1334, %r1329, %r1321;
-	max.u32 	%r1335, %r1329, %r1321;
-	min.u32 	%r1336, %r1012, %r966;
-	max.u32 	%r1337, %r1012, %r966;
-	min.u32 	%r1338, %r998, %r952;
-	max.u32 	%r1339, %r998, %r952;
-	min.u32 	%r1340, %r1338, %r1337;
-	max.u32 	%r1341, %r1338, %r1337;
-	min.u32 	%r1342, %r1008, %r962;
-	max.u32 	%r1343, %r1008, %r962;
-	min.u32 	%r1344, %r1342, %r1340;
-	max.u32 	%r1345, %r1342, %r1340;
-	min.u32 	%r1346, %r1343, %r1341;
-	max.u32 	%r1347, %r1343, %r1341;
-	min.u32 	%r1348, %r1336, %r1330;
-	max.u32 	%r1349, %r1336, %r1330;
-	min.u32 	%r1350, %r1344, %r1331;
-	max.u32 	%r1351, %r1344, %r1331;
-	min.u32 	%r1352, %r1345, %r1332;
-	max.u32 	%r1353, %r1345, %r1332;
-	min.u32 	%r1354, %r1346, %r1333;
-	max.u32 	%r1355, %r1346, %r1333;
-	min.u32 	%r1356, %r1347, %r1334;
-	max.u32 	%r1357, %r1347, %r1334;
-	min.u32 	%r1358, %r1339, %r1335;
-	max.u32 	%r1359, %r1339, %r1335;
-	min.u32 	%r1360, %r1276, %r1318;
-	max.u32 	%r1361, %r1276, %r1318;
-	min.u32 	%r1362, %r1313, %r1355;
-	max.u32 	%r1363, %r1313, %r1355;
-	min.u32 	%r1364, %r1362, %r1361;
-	max.u32 	%r1365, %r1362, %r1361;
-	min.u32 	%r1366, %r1309, %r1351;
-	max.u32 	%r1367, %r1309, %r1351;
-	min.u32 	%r1368, %r1317, %r1359;
-	max.u32 	%r1369, %r1317, %r1359;
-	min.u32 	%r1370, %r1368, %r1367;
-	max.u32 	%r1371, %r1368, %r1367;
-	min.u32 	%r1372, %r1366, %r1364;
-	max.u32 	%r1373, %r1366, %r1364;
-	min.u32 	%r1374, %r1370, %r1365;
-	max.u32 	%r1375, %r1370, %r1365;
-	min.u32 	%r1376, %r1371, %r1363;
-	max.u32 	%r1377, %r1371, %r1363;
-	min.u32 	%r1378, %r1307, %r1349;
-	max.u32 	%r1379, %r1307, %r1349;
-	min.u32 	%r1380, %r1315, %r1357;
-	max.u32 	%r1381, %r1315, %r1357;
-	min.u32 	%r1382, %r1380, %r1379;
-	max.u32 	%r1383, %r1380, %r1379;
-	min.u32 	%r1384, %r1311, %r1353;
-	max.u32 	%r1385, %r1311, %r1353;
-	min.u32 	%r1386, %r1384, %r1382;
-	max.u32 	%r1387, %r1384, %r1382;
-	min.u32 	%r1388, %r1385, %r1383;
-	max.u32 	%r1389, %r1385, %r1383;
-	min.u32 	%r1390, %r1378, %r1372;
-	max.u32 	%r1391, %r1378, %r1372;
-	min.u32 	%r1392, %r1386, %r1373;
-	max.u32 	%r1393, %r1386, %r1373;
-	min.u32 	%r1394, %r1387, %r1374;
-	max.u32 	%r1395, %r1387, %r1374;
-	min.u32 	%r1396, %r1388, %r1375;
-	max.u32 	%r1397, %r1388, %r1375;
-	min.u32 	%r1398, %r1389, %r1376;
-	max.u32 	%r1399, %r1389, %r1376;
-	min.u32 	%r1400, %r1381, %r1377;
-	max.u32 	%r1401, %r1381, %r1377;
-	min.u32 	%r1402, %r1306, %r1348;
-	max.u32 	%r1403, %r1306, %r1348;
-	min.u32 	%r1404, %r1314, %r1356;
-	max.u32 	%r1405, %r1314, %r1356;
-	min.u32 	%r1406, %r1404, %r1403;
-	max.u32 	%r1407, %r1404, %r1403;
-	min.u32 	%r1408, %r1310, %r1352;
-	max.u32 	%r1409, %r1310, %r1352;
-	min.u32 	%r1410, %r1285, %r1327;
-	max.u32 	%r1411, %r1285, %r1327;
-	min.u32 	%r1412, %r1410, %r1409;
-	max.u32 	%r1413, %r1410, %r1409;
-	min.u32 	%r1414, %r1408, %r1406;
-	max.u32 	%r1415, %r1408, %r1406;
-	min.u32 	%r1416, %r1412, %r1407;
-	max.u32 	%r1417, %r1412, %r1407;
-	min.u32 	%r1418, %r1413, %r1405;
-	max.u32 	%r1419, %r1413, %r1405;
-	min.u32 	%r1420, %r1308, %r1350;
-	max.u32 	%r1421, %r1308, %r1350;
-	min.u32 	%r1422, %r1316, %r1358;
-	max.u32 	%r1423, %r1316, %r1358;
-	min.u32 	%r1424, %r1422, %r1421;
-	max.u32 	%r1425, %r1422, %r1421;
-	min.u32 	%r1426, %r1312, %r1354;
-	max.u32 	%r1427, %r1312, %r1354;
-	min.u32 	%r1428, %r1426, %r1424;
-	max.u32 	%r1429, %r1426, %r1424;
-	min.u32 	%r1430, %r1427, %r1425;
-	max.u32 	%r1431, %r1427, %r1425;
-	min.u32 	%r1432, %r1420, %r1414;
-	max.u32 	%r1433, %r1420, %r1414;
-	min.u32 	%r1434, %r1428, %r1415;
-	max.u32 	%r1435, %r1428, %r1415;
-	min.u32 	%r1436, %r1429, %r1416;
-	max.u32 	%r1437, %r1429, %r1416;
-	min.u32 	%r1438, %r1430, %r1417;
-	max.u32 	%r1439, %r1430, %r1417;
-	min.u32 	%r1440, %r1431, %r1418;
-	max.u32 	%r1441, %r1431, %r1418;
-	min.u32 	%r1442, %r1423, %r1419;
-	max.u32 	%r1443, %r1423, %r1419;
-	min.u32 	%r1444, %r1402, %r1390;
-	max.u32 	%r1445, %r1402, %r1390;
-	min.u32 	%r1446, %r1432, %r1391;
-	max.u32 	%r1447, %r1432, %r1391;
-	min.u32 	%r1448, %r1433, %r1392;
-	max.u32 	%r1449, %r1433, %r1392;
-	min.u32 	%r1450, %r1434, %r1393;
-	max.u32 	%r1451, %r1434, %r1393;
-	min.u32 	%r1452, %r1435, %r1394;
-	max.u32 	%r1453, %r1435, %r1394;
-	min.u32 	%r1454, %r1436, %r1395;
-	max.u32 	%r1455, %r1436, %r1395;
-	min.u32 	%r1456, %r1437, %r1396;
-	max.u32 	%r1457, %r1437, %r1396;
-	min.u32 	%r1458, %r1438, %r1397;
-	max.u32 	%r1459, %r1438, %r1397;
-	min.u32 	%r1460, %r1439, %r1398;
-	max.u32 	%r1461, %r1439, %r1398;
-	min.u32 	%r1462, %r1440, %r1399;
-	max.u32 	%r1463, %r1440, %r1399;
-	min.u32 	%r1464, %r1441, %r1400;
-	max.u32 	%r1465, %r1441, %r1400;
-	min.u32 	%r1466, %r1442, %r1401;
-	max.u32 	%r1467, %r1442, %r1401;
-	min.u32 	%r1468, %r1443, %r1369;
-	max.u32 	%r1469, %r1443, %r1369;
-	min.u32 	%r1470, %r1197, %r1151;
-	max.u32 	%r1471, %r1197, %r1151;
-	min.u32 	%r1472, %r1191, %r1145;
-	max.u32 	%r1473, %r1191, %r1145;
-	min.u32 	%r1474, %r1472, %r1471;
-	max.u32 	%r1475, %r1472, %r1471;
-	min.u32 	%r1476, %r1195, %r1149;
-	max.u32 	%r1477, %r1195, %r1149;
-	min.u32 	%r1478, %r1181, %r1135;
-	max.u32 	%r1479, %r1181, %r1135;
-	min.u32 	%r1480, %r1478, %r1477;
-	max.u32 	%r1481, %r1478, %r1477;
-	min.u32 	%r1482, %r1476, %r1474;
-	max.u32 	%r1483, %r1476, %r1474;
-	min.u32 	%r1484, %r1480, %r1475;
-	max.u32 	%r1485, %r1480, %r1475;
-	min.u32 	%r1486, %r1481, %r1473;
-	max.u32 	%r1487, %r1481, %r1473;
-	min.u32 	%r1488, %r1196, %r1150;
-	max.u32 	%r1489, %r1196, %r1150;
-	min.u32 	%r1490, %r1182, %r1136;
-	max.u32 	%r1491, %r1182, %r1136;
-	min.u32 	%r1492, %r1490, %r1489;
-	max.u32 	%r1493, %r1490, %r1489;
-	min.u32 	%r1494, %r1192, %r1146;
-	max.u32 	%r1495, %r1192, %r1146;
-	min.u32 	%r1496, %r1494, %r1492;
-	max.u32 	%r1497, %r1494, %r1492;
-	min.u32 	%r1498, %r1495, %r1493;
-	max.u32 	%r1499, %r1495, %r1493;
-	min.u32 	%r1500, %r1488, %r1482;
-	max.u32 	%r1501, %r1488, %r1482;
-	min.u32 	%r1502, %r1496, %r1483;
-	max.u32 	%r1503, %r1496, %r1483;
-	min.u32 	%r1504, %r1497, %r1484;
-	max.u32 	%r1505, %r1497, %r1484;
-	min.u32 	%r1506, %r1498, %r1485;
-	max.u32 	%r1507, %r1498, %r1485;
-	min.u32 	%r1508, %r1499, %r1486;
-	max.u32 	%r1509, %r1499, %r1486;
-	min.u32 	%r1510, %r1491, %r1487;
-	max.u32 	%r1511, %r1491, %r1487;
-	min.u32 	%r567, %r1360, %r1470;
-	max.u32 	%r1512, %r1360, %r1470;
-	min.u32 	%r1513, %r1459, %r1512;
-	max.u32 	%r1514, %r1459, %r1512;
-	min.u32 	%r1515, %r1451, %r1507;
-	max.u32 	%r1516, %r1451, %r1507;
-	min.u32 	%r1517, %r1467, %r1516;
-	max.u32 	%r1518, %r1467, %r1516;
-	min.u32 	%r1519, %r1515, %r1513;
-	max.u32 	%r1520, %r1515, %r1513;
-	min.u32 	%r1521, %r1517, %r1514;
-	max.u32 	%r1522, %r1517, %r1514;
-	min.u32 	%r1523, %r1447, %r1503;
-	max.u32 	%r1524, %r1447, %r1503;
-	min.u32 	%r1525, %r1463, %r1524;
-	max.u32 	%r1526, %r1463, %r1524;
-	min.u32 	%r1527, %r1455, %r1511;
-	max.u32 	%r1528, %r1455, %r1511;
-	min.u32 	%r1529, %r1527, %r1525;
-	max.u32 	%r1530, %r1527, %r1525;
-	min.u32 	%r1531, %r1528, %r1526;
-	max.u32 	%r1532, %r1528, %r1526;
-	min.u32 	%r1533, %r1523, %r1519;
-	max.u32 	%r1534, %r1523, %r1519;
-	min.u32 	%r1535, %r1529, %r1520;
-	max.u32 	%r1536, %r1529, %r1520;
-	min.u32 	%r1537, %r1530, %r1521;
-	max.u32 	%r1538, %r1530, %r1521;
-	min.u32 	%r1539, %r1531, %r1522;
-	max.u32 	%r1540, %r1531, %r1522;
-	min.u32 	%r1541, %r1532, %r1518;
-	max.u32 	%r1542, %r1532, %r1518;
-	min.u32 	%r1543, %r1445, %r1501;
-	max.u32 	%r1544, %r1445, %r1501;
-	min.u32 	%r1545, %r1461, %r1544;
-	max.u32 	%r1546, %r1461, %r1544;
-	min.u32 	%r1547, %r1453, %r1509;
-	max.u32 	%r1548, %r1453, %r1509;
-	min.u32 	%r1549, %r1469, %r1548;
-	max.u32 	%r1550, %r1469, %r1548;
-	min.u32 	%r1551, %r1547, %r1545;
-	max.u32 	%r1552, %r1547, %r1545;
-	min.u32 	%r1553, %r1549, %r1546;
-	max.u32 	%r1554, %r1549, %r1546;
-	min.u32 	%r1555, %r1449, %r1505;
-	max.u32 	%r1556, %r1449, %r1505;
-	min.u32 	%r1557, %r1465, %r1556;
-	max.u32 	%r1558, %r1465, %r1556;
-	min.u32 	%r1559, %r1457, %r1557;
-	max.u32 	%r1560, %r1457, %r1557;
-	min.u32 	%r1561, %r1555, %r1551;
-	max.u32 	%r1562, %r1555, %r1551;
-	min.u32 	%r1563, %r1559, %r1552;
-	max.u32 	%r1564, %r1559, %r1552;
-	min.u32 	%r1565, %r1560, %r1553;
-	max.u32 	%r1566, %r1560, %r1553;
-	min.u32 	%r1567, %r1558, %r1554;
-	max.u32 	%r1568, %r1558, %r1554;
-	min.u32 	%r1569, %r1543, %r1533;
-	max.u32 	%r1570, %r1543, %r1533;
-	min.u32 	%r1571, %r1561, %r1534;
-	max.u32 	%r1572, %r1562, %r1535;
-	min.u32 	%r1573, %r1563, %r1536;
-	max.u32 	%r1574, %r1563, %r1536;
-	min.u32 	%r1575, %r1564, %r1537;
-	max.u32 	%r1576, %r1564, %r1537;
-	min.u32 	%r1577, %r1565, %r1538;
-	max.u32 	%r1578, %r1565, %r1538;
-	min.u32 	%r1579, %r1566, %r1539;
-	max.u32 	%r1580, %r1566, %r1539;
-	max.u32 	%r1581, %r1567, %r1540;
-	min.u32 	%r1582, %r1568, %r1541;
-	max.u32 	%r1583, %r1568, %r1541;
-	min.u32 	%r1584, %r1550, %r1542;
-	max.u32 	%r1585, %r1550, %r1542;
-	min.u32 	%r1586, %r1444, %r1500;
-	max.u32 	%r1587, %r1444, %r1500;
-	min.u32 	%r1588, %r1460, %r1587;
-	max.u32 	%r1589, %r1460, %r1587;
-	min.u32 	%r1590, %r1452, %r1508;
-	max.u32 	%r1591, %r1452, %r1508;
-	min.u32 	%r1592, %r1468, %r1591;
-	max.u32 	%r1593, %r1468, %r1591;
-	min.u32 	%r1594, %r1590, %r1588;
-	max.u32 	%r1595, %r1590, %r1588;
-	min.u32 	%r1596, %r1592, %r1589;
-	max.u32 	%r1597, %r1592, %r1589;
-	min.u32 	%r1598, %r1448, %r1504;
-	max.u32 	%r1599, %r1448, %r1504;
-	min.u32 	%r1600, %r1464, %r1599;
-	max.u32 	%r1601, %r1464, %r1599;
-	min.u32 	%r1602, %r1456, %r1479;
-	max.u32 	%r1603, %r1456, %r1479;
-	min.u32 	%r1604, %r1602, %r1600;
-	max.u32 	%r1605, %r1602, %r1600;
-	min.u32 	%r1606, %r1603, %r1601;
-	max.u32 	%r1607, %r1603, %r1601;
-	min.u32 	%r1608, %r1598, %r1594;
-	min.u32 	%r1609, %r1604, %r1595;
-	max.u32 	%r1610, %r1604, %r1595;
-	min.u32 	%r1611, %r1605, %r1596;
-	max.u32 	%r1612, %r1605, %r1596;
-	min.u32 	%r1613, %r1606, %r1597;
-	max.u32 	%r1614, %r1606, %r1597;
-	min.u32 	%r1615, %r1607, %r1593;
-	max.u32 	%r1616, %r1607, %r1593;
-	min.u32 	%r1617, %r1446, %r1502;
-	max.u32 	%r1618, %r1446, %r1502;
-	min.u32 	%r1619, %r1462, %r1618;
-	max.u32 	%r1620, %r1462, %r1618;
-	min.u32 	%r1621, %r1454, %r1510;
-	max.u32 	%r1622, %r1454, %r1510;
-	min.u32 	%r1623, %r1411, %r1622;
-	max.u32 	%r1624, %r1411, %r1622;
-	min.u32 	%r1625, %r1621, %r1619;
-	max.u32 	%r1626, %r1621, %r1619;
-	min.u32 	%r1627, %r1623, %r1620;
-	max.u32 	%r1628, %r1623, %r1620;
-	min.u32 	%r1629, %r1450, %r1506;
-	max.u32 	%r1630, %r1450, %r1506;
-	min.u32 	%r1631, %r1466, %r1630;
-	max.u32 	%r1632, %r1466, %r1630;
-	min.u32 	%r1633, %r1458, %r1631;
-	max.u32 	%r1634, %r1458, %r1631;
-	max.u32 	%r1635, %r1629, %r1625;
-	min.u32 	%r1636, %r1633, %r1626;
-	max.u32 	%r1637, %r1633, %r1626;
-	min.u32 	%r1638, %r1634, %r1627;
-	max.u32 	%r1639, %r1634, %r1627;
-	min.u32 	%r1640, %r1632, %r1628;
-	max.u32 	%r1641, %r1632, %r1628;
-	min.u32 	%r1642, %r1617, %r1608;
-	max.u32 	%r1643, %r1617, %r1608;
-	min.u32 	%r1644, %r1635, %r1609;
-	max.u32 	%r1645, %r1635, %r1609;
-	min.u32 	%r1646, %r1636, %r1610;
-	max.u32 	%r1647, %r1636, %r1610;
-	min.u32 	%r1648, %r1637, %r1611;
-	max.u32 	%r1649, %r1637, %r1611;
-	min.u32 	%r1650, %r1638, %r1612;
-	max.u32 	%r1651, %r1638, %r1612;
-	min.u32 	%r1652, %r1639, %r1613;
-	min.u32 	%r1653, %r1640, %r1614;
-	max.u32 	%r1654, %r1640, %r1614;
-	min.u32 	%r1655, %r1641, %r1615;
-	max.u32 	%r1656, %r1641, %r1615;
-	min.u32 	%r1657, %r1624, %r1616;
-	max.u32 	%r1658, %r1624, %r1616;
-	min.u32 	%r568, %r1586, %r1569;
-	max.u32 	%r569, %r1586, %r1569;
-	min.u32 	%r570, %r1642, %r1570;
-	max.u32 	%r571, %r1642, %r1570;
-	min.u32 	%r572, %r1643, %r1571;
-	max.u32 	%r573, %r1643, %r1571;
-	max.u32 	%r574, %r1644, %r1572;
-	min.u32 	%r575, %r1645, %r1573;
-	max.u32 	%r576, %r1645, %r1573;
-	min.u32 	%r1659, %r1646, %r1574;
-	max.u32 	%r577, %r1646, %r1574;
-	min.u32 	%r578, %r1647, %r1575;
-	max.u32 	%r579, %r1647, %r1575;
-	min.u32 	%r580, %r1648, %r1576;
-	max.u32 	%r581, %r1648, %r1576;
-	min.u32 	%r582, %r1649, %r1577;
-	max.u32 	%r583, %r1649, %r1577;
-	min.u32 	%r1660, %r1650, %r1578;
-	max.u32 	%r1661, %r1650, %r1578;
-	min.u32 	%r1662, %r1651, %r1579;
-	max.u32 	%r584, %r1651, %r1579;
-	min.u32 	%r585, %r1652, %r1580;
-	max.u32 	%r586, %r1653, %r1581;
-	min.u32 	%r587, %r1654, %r1582;
-	max.u32 	%r588, %r1654, %r1582;
-	min.u32 	%r589, %r1655, %r1583;
-	max.u32 	%r590, %r1655, %r1583;
-	min.u32 	%r591, %r1656, %r1584;
-	max.u32 	%r592, %r1656, %r1584;
-	max.u32 	%r1663, %r1657, %r1585;
-	max.u32 	%r1664, %r567, %r1243;
-	min.u32 	%r1665, %r586, %r1664;
-	max.u32 	%r1666, %r577, %r1665;
-	min.u32 	%r593, %r1661, %r1663;
-	min.u32 	%r1667, %r593, %r1666;
-	max.u32 	%r1668, %r571, %r1237;
-	min.u32 	%r1669, %r590, %r1668;
-	min.u32 	%r1670, %r581, %r1669;
-	max.u32 	%r1671, %r574, %r1670;
-	max.u32 	%r1672, %r1671, %r1667;
-	max.u32 	%r1673, %r569, %r1241;
-	min.u32 	%r1674, %r588, %r1673;
-	max.u32 	%r1675, %r579, %r1674;
-	min.u32 	%r1676, %r584, %r1675;
-	max.u32 	%r1677, %r573, %r1227;
-	min.u32 	%r1678, %r592, %r1677;
-	min.u32 	%r1679, %r583, %r1678;
-	max.u32 	%r1680, %r576, %r1679;
-	min.u32 	%r1681, %r1680, %r1676;
-	max.u32 	%r1682, %r1681, %r1672;
-	max.u32 	%r1683, %r568, %r1242;
-	min.u32 	%r1684, %r587, %r1683;
-	max.u32 	%r1685, %r578, %r1684;
-	min.u32 	%r594, %r1662, %r1658;
-	min.u32 	%r1686, %r594, %r1685;
-	max.u32 	%r1687, %r572, %r1228;
-	min.u32 	%r1688, %r591, %r1687;
-	min.u32 	%r1689, %r582, %r1688;
-	max.u32 	%r1690, %r575, %r1689;
-	max.u32 	%r1691, %r1690, %r1686;
-	max.u32 	%r1692, %r570, %r1238;
-	min.u32 	%r1693, %r589, %r1692;
-	max.u32 	%r1694, %r580, %r1693;
-	min.u32 	%r1695, %r585, %r1694;
-	max.u32 	%r595, %r1659, %r1660;
-	min.u32 	%r1696, %r595, %r1695;
-	min.u32 	%r1697, %r1696, %r1691;
-	max.u32 	%r1698, %r1697, %r1682;
-	min.u32 	%r1699, %r566, %r882;
-	max.u32 	%r1700, %r566, %r882;
-	min.u32 	%r1701, %r562, %r876;
-	max.u32 	%r1702, %r562, %r876;
-	min.u32 	%r1703, %r1701, %r1700;
-	max.u32 	%r1704, %r1701, %r1700;
-	min.u32 	%r1705, %r564, %r880;
-	max.u32 	%r1706, %r564, %r880;
-	min.u32 	%r1707, %r560, %r866;
-	max.u32 	%r1708, %r560, %r866;
-	min.u32 	%r1709, %r1707, %r1706;
-	max.u32 	%r1710, %r1707, %r1706;
-	min.u32 	%r1711, %r1705, %r1703;
-	max.u32 	%r1712, %r1705, %r1703;
-	min.u32 	%r1713, %r1709, %r1704;
-	max.u32 	%r1714, %r1709, %r1704;
-	min.u32 	%r1715, %r1710, %r1702;
-	max.u32 	%r1716, %r1710, %r1702;
-	min.u32 	%r1717, %r565, %r881;
-	max.u32 	%r1718, %r565, %r881;
-	min.u32 	%r1719, %r561, %r867;
-	max.u32 	%r1720, %r561, %r867;
-	min.u32 	%r1721, %r1719, %r1718;
-	max.u32 	%r1722, %r1719, %r1718;
-	min.u32 	%r1723, %r563, %r877;
-	max.u32 	%r1724, %r563, %r877;
-	min.u32 	%r1725, %r1723, %r1721;
-	max.u32 	%r1726, %r1723, %r1721;
-	min.u32 	%r1727, %r1724, %r1722;
-	max.u32 	%r1728, %r1724, %r1722;
-	min.u32 	%r1729, %r1717, %r1711;
-	max.u32 	%r1730, %r1717, %r1711;
-	min.u32 	%r1731, %r1725, %r1712;
-	max.u32 	%r1732, %r1725, %r1712;
-	min.u32 	%r1733, %r1726, %r1713;
-	max.u32 	%r1734, %r1726, %r1713;
-	min.u32 	%r1735, %r1727, %r1714;
-	max.u32 	%r1736, %r1727, %r1714;
-	min.u32 	%r1737, %r1728, %r1715;
-	max.u32 	%r1738, %r1728, %r1715;
-	min.u32 	%r1739, %r1720, %r1716;
-	max.u32 	%r1740, %r1720, %r1716;
-	max.u32 	%r1742, %r1360, %r1699;
-	min.u32 	%r1743, %r1459, %r1742;
-	max.u32 	%r1744, %r1459, %r1742;
-	min.u32 	%r1745, %r1451, %r1736;
-	max.u32 	%r1746, %r1451, %r1736;
-	min.u32 	%r1747, %r1467, %r1746;
-	max.u32 	%r1748, %r1467, %r1746;
-	min.u32 	%r1749, %r1745, %r1743;
-	max.u32 	%r1750, %r1745, %r1743;
-	min.u32 	%r1751, %r1747, %r1744;
-	max.u32 	%r1752, %r1747, %r1744;
-	min.u32 	%r1753, %r1447, %r1732;
-	max.u32 	%r1754, %r1447, %r1732;
-	min.u32 	%r1755, %r1463, %r1754;
-	max.u32 	%r1756, %r1463, %r1754;
-	min.u32 	%r1757, %r1455, %r1740;
-	max.u32 	%r1758, %r1455, %r1740;
-	min.u32 	%r1759, %r1757, %r1755;
-	max.u32 	%r1760, %r1757, %r1755;
-	min.u32 	%r1761, %r1758, %r1756;
-	max.u32 	%r1762, %r1758, %r1756;
-	min.u32 	%r1763, %r1753, %r1749;
-	max.u32 	%r1764, %r1753, %r1749;
-	min.u32 	%r1765, %r1759, %r1750;
-	max.u32 	%r1766, %r1759, %r1750;
-	min.u32 	%r1767, %r1760, %r1751;
-	max.u32 	%r1768, %r1760, %r1751;
-	min.u32 	%r1769, %r1761, %r1752;
-	max.u32 	%r1770, %r1761, %r1752;
-	min.u32 	%r1771, %r1762, %r1748;
-	max.u32 	%r1772, %r1762, %r1748;
-	min.u32 	%r1773, %r1445, %r1730;
-	max.u32 	%r1774, %r1445, %r1730;
-	min.u32 	%r1775, %r1461, %r1774;
-	max.u32 	%r1776, %r1461, %r1774;
-	min.u32 	%r1777, %r1453, %r1738;
-	max.u32 	%r1778, %r1453, %r1738;
-	min.u32 	%r1779, %r1469, %r1778;
-	max.u32 	%r1780, %r1469, %r1778;
-	min.u32 	%r1781, %r1777, %r1775;
-	max.u32 	%r1782, %r1777, %r1775;
-	min.u32 	%r1783, %r1779, %r1776;
-	max.u32 	%r1784, %r1779, %r1776;
-	min.u32 	%r1785, %r1449, %r1734;
-	max.u32 	%r1786, %r1449, %r1734;
-	min.u32 	%r1787, %r1465, %r1786;
-	max.u32 	%r1788, %r1465, %r1786;
-	min.u32 	%r1789, %r1457, %r1787;
-	max.u32 	%r1790, %r1457, %r1787;
-	min.u32 	%r1791, %r1785, %r1781;
-	max.u32 	%r1792, %r1785, %r1781;
-	min.u32 	%r1793, %r1789, %r1782;
-	max.u32 	%r1794, %r1789, %r1782;
-	min.u32 	%r1795, %r1790, %r1783;
-	max.u32 	%r1796, %r1790, %r1783;
-	min.u32 	%r1797, %r1788, %r1784;
-	max.u32 	%r1798, %r1788, %r1784;
-	min.u32 	%r1799, %r1773, %r1763;
-	max.u32 	%r1800, %r1773, %r1763;
-	min.u32 	%r1801, %r1791, %r1764;
-	max.u32 	%r1802, %r1792, %r1765;
-	min.u32 	%r1803, %r1793, %r1766;
-	max.u32 	%r1804, %r1793, %r1766;
-	min.u32 	%r1805, %r1794, %r1767;
-	max.u32 	%r1806, %r1794, %r1767;
-	min.u32 	%r1807, %r1795, %r1768;
-	max.u32 	%r1808, %r1795, %r1768;
-	min.u32 	%r1809, %r1796, %r1769;
-	max.u32 	%r1810, %r1796, %r1769;
-	max.u32 	%r1811, %r1797, %r1770;
-	min.u32 	%r1812, %r1798, %r1771;
-	max.u32 	%r1813, %r1798, %r1771;
-	min.u32 	%r1814, %r1780, %r1772;
-	max.u32 	%r1815, %r1780, %r1772;
-	min.u32 	%r1816, %r1444, %r1729;
-	max.u32 	%r1817, %r1444, %r1729;
-	min.u32 	%r1818, %r1460, %r1817;
-	max.u32 	%r1819, %r1460, %r1817;
-	min.u32 	%r1820, %r1452, %r1737;
-	max.u32 	%r1821, %r1452, %r1737;
-	min.u32 	%r1822, %r1468, %r1821;
-	max.u32 	%r1823, %r1468, %r1821;
-	min.u32 	%r1824, %r1820, %r1818;
-	max.u32 	%r1825, %r1820, %r1818;
-	min.u32 	%r1826, %r1822, %r1819;
-	max.u32 	%r1827, %r1822, %r1819;
-	min.u32 	%r1828, %r1448, %r1733;
-	max.u32 	%r1829, %r1448, %r1733;
-	min.u32 	%r1830, %r1464, %r1829;
-	max.u32 	%r1831, %r1464, %r1829;
-	min.u32 	%r1832, %r1456, %r1708;
-	max.u32 	%r1833, %r1456, %r1708;
-	min.u32 	%r1834, %r1832, %r1830;
-	max.u32 	%r1835, %r1832, %r1830;
-	min.u32 	%r1836, %r1833, %r1831;
-	max.u32 	%r1837, %r1833, %r1831;
-	min.u32 	%r1838, %r1828, %r1824;
-	min.u32 	%r1839, %r1834, %r1825;
-	max.u32 	%r1840, %r1834, %r1825;
-	min.u32 	%r1841, %r1835, %r1826;
-	max.u32 	%r1842, %r1835, %r1826;
-	min.u32 	%r1843, %r1836, %r1827;
-	max.u32 	%r1844, %r1836, %r1827;
-	min.u32 	%r1845, %r1837, %r1823;
-	max.u32 	%r1846, %r1837, %r1823;
-	min.u32 	%r1847, %r1446, %r1731;
-	max.u32 	%r1848, %r1446, %r1731;
-	min.u32 	%r1849, %r1462, %r1848;
-	max.u32 	%r1850, %r1462, %r1848;
-	min.u32 	%r1851, %r1454, %r1739;
-	max.u32 	%r1852, %r1454, %r1739;
-	min.u32 	%r1853, %r1411, %r1852;
-	max.u32 	%r1854, %r1411, %r1852;
-	min.u32 	%r1855, %r1851, %r1849;
-	max.u32 	%r1856, %r1851, %r1849;
-	min.u32 	%r1857, %r1853, %r1850;
-	max.u32 	%r1858, %r1853, %r1850;
-	min.u32 	%r1859, %r1450, %r1735;
-	max.u32 	%r1860, %r1450, %r1735;
-	min.u32 	%r1861, %r1466, %r1860;
-	max.u32 	%r1862, %r1466, %r1860;
-	min.u32 	%r1863, %r1458, %r1861;
-	max.u32 	%r1864, %r1458, %r1861;
-	max.u32 	%r1865, %r1859, %r1855;
-	min.u32 	%r1866, %r1863, %r1856;
-	max.u32 	%r1867, %r1863, %r1856;
-	min.u32 	%r1868, %r1864, %r1857;
-	max.u32 	%r1869, %r1864, %r1857;
-	min.u32 	%r1870, %r1862, %r1858;
-	max.u32 	%r1871, %r1862, %r1858;
-	min.u32 	%r1872, %r1847, %r1838;
-	max.u32 	%r1873, %r1847, %r1838;
-	min.u32 	%r1874, %r1865, %r1839;
-	max.u32 	%r1875, %r1865, %r1839;
-	min.u32 	%r1876, %r1866, %r1840;
-	max.u32 	%r1877, %r1866, %r1840;
-	min.u32 	%r1878, %r1867, %r1841;
-	max.u32 	%r1879, %r1867, %r1841;
-	min.u32 	%r1880, %r1868, %r1842;
-	max.u32 	%r1881, %r1868, %r1842;
-	min.u32 	%r1882, %r1869, %r1843;
-	min.u32 	%r1883, %r1870, %r1844;
-	max.u32 	%r1884, %r1870, %r1844;
-	min.u32 	%r1885, %r1871, %r1845;
-	max.u32 	%r1886, %r1871, %r1845;
-	min.u32 	%r1887, %r1854, %r1846;
-	max.u32 	%r1888, %r1854, %r1846;
-	min.u32 	%r1898, %r1876, %r1804;
-	min.u32 	%r1906, %r1880, %r1808;
-	max.u32 	%r1907, %r1880, %r1808;
-	min.u32 	%r1908, %r1881, %r1809;
-	max.u32 	%r1918, %r1887, %r1815;
-	st.global.u8 	[%rd3], %r1698;
-	setp.ge.s32 	%p443, %r389, %r598;
-	@%p443 bra 	$L__BB5_643;
-	max.u32 	%r1990, %r570, %r563;
-	min.u32 	%r1991, %r589, %r1990;
-	max.u32 	%r1992, %r580, %r1991;
-	min.u32 	%r1993, %r585, %r1992;
-	min.u32 	%r1994, %r595, %r1993;
-	max.u32 	%r1995, %r572, %r561;
-	min.u32 	%r1996, %r591, %r1995;
-	min.u32 	%r1997, %r582, %r1996;
-	max.u32 	%r1998, %r575, %r1997;
-	max.u32 	%r1999, %r568, %r565;
-	min.u32 	%r2000, %r587, %r1999;
-	max.u32 	%r2001, %r578, %r2000;
-	min.u32 	%r2002, %r594, %r2001;
-	max.u32 	%r2003, %r1998, %r2002;
-	min.u32 	%r2004, %r1994, %r2003;
-	max.u32 	%r2005, %r573, %r560;
-	min.u32 	%r2006, %r592, %r2005;
-	min.u32 	%r2007, %r583, %r2006;
-	max.u32 	%r2008, %r576, %r2007;
-	max.u32 	%r2009, %r569, %r564;
-	min.u32 	%r2010, %r588, %r2009;
-	max.u32 	%r2011, %r579, %r2010;
-	min.u32 	%r2012, %r584, %r2011;
-	min.u32 	%r2013, %r2008, %r2012;
-	max.u32 	%r2014, %r571, %r562;
-	min.u32 	%r2015, %r590, %r2014;
-	min.u32 	%r2016, %r581, %r2015;
-	max.u32 	%r2017, %r574, %r2016;
-	max.u32 	%r2018, %r567, %r566;
-	min.u32 	%r2019, %r586, %r2018;
-	max.u32 	%r2020, %r577, %r2019;
-	min.u32 	%r2021, %r593, %r2020;
-	max.u32 	%r2022, %r2017, %r2021;
-	max.u32 	%r2023, %r2013, %r2022;
-	max.u32 	%r2024, %r2004, %r2023;
-	st.global.u8 	[%rd3+1], %r2024;
-$L__BB5_643:
-	min.u32 	%r1741, %r1360, %r1699;
-	min.u32 	%r1889, %r1816, %r1799;
-	max.u32 	%r1890, %r1816, %r1799;
-	min.u32 	%r1891, %r1872, %r1800;
-	max.u32 	%r1892, %r1872, %r1800;
-	min.u32 	%r1893, %r1873, %r1801;
-	max.u32 	%r1894, %r1873, %r1801;
-	max.u32 	%r1911, %r1883, %r1811;
-	min.u32 	%r1912, %r1884, %r1812;
-	max.u32 	%r1913, %r1884, %r1812;
-	min.u32 	%r1914, %r1885, %r1813;
-	max.u32 	%r1915, %r1885, %r1813;
-	min.u32 	%r1916, %r1886, %r1814;
-	max.u32 	%r1917, %r1886, %r1814;
-	max.u32 	%r1899, %r1876, %r1804;
-	min.u32 	%r1900, %r1877, %r1805;
-	max.u32 	%r1901, %r1877, %r1805;
-	min.u32 	%r1902, %r1878, %r1806;
-	max.u32 	%r1903, %r1878, %r1806;
-	min.u32 	%r1904, %r1879, %r1807;
-	max.u32 	%r1905, %r1879, %r1807;
-	max.u32 	%r1895, %r1874, %r1802;
-	min.u32 	%r1896, %r1875, %r1803;
-	max.u32 	%r1897, %r1875, %r1803;
-	max.u32 	%r1909, %r1881, %r1809;
-	min.u32 	%r1910, %r1882, %r1810;
-	min.u32 	%r1922, %r1907, %r1918;
-	min.u32 	%r1942, %r1908, %r1888;
-	max.u32 	%r1953, %r1898, %r1906;
-	setp.ge.s32 	%p444, %r416, %r598;
-	@%p444 bra 	$L__BB5_645;
-	max.u32 	%r1919, %r1741, %r1151;
-	max.u32 	%r1924, %r1892, %r1145;
-	max.u32 	%r1929, %r1890, %r1149;
-	max.u32 	%r1933, %r1894, %r1135;
-	max.u32 	%r1939, %r1889, %r1150;
-	max.u32 	%r1944, %r1893, %r1136;
-	max.u32 	%r1949, %r1891, %r1146;
-	min.u32 	%r1920, %r1911, %r1919;
-	min.u32 	%r1925, %r1915, %r1924;
-	min.u32 	%r1930, %r1913, %r1929;
-	min.u32 	%r1934, %r1917, %r1933;
-	min.u32 	%r1940, %r1912, %r1939;
-	min.u32 	%r1945, %r1916, %r1944;
-	min.u32 	%r1950, %r1914, %r1949;
-	max.u32 	%r1921, %r1899, %r1920;
-	min.u32 	%r1926, %r1903, %r1925;
-	max.u32 	%r1931, %r1901, %r1930;
-	min.u32 	%r1935, %r1905, %r1934;
-	max.u32 	%r1941, %r1900, %r1940;
-	min.u32 	%r1946, %r1904, %r1945;
-	max.u32 	%r1951, %r1902, %r1950;
-	min.u32 	%r1923, %r1922, %r1921;
-	max.u32 	%r1927, %r1895, %r1926;
-	min.u32 	%r1932, %r1909, %r1931;
-	max.u32 	%r1936, %r1897, %r1935;
-	min.u32 	%r1943, %r1942, %r1941;
-	max.u32 	%r1947, %r1896, %r1946;
-	min.u32 	%r1952, %r1910, %r1951;
-	max.u32 	%r1928, %r1927, %r1923;
-	min.u32 	%r1937, %r1936, %r1932;
-	max.u32 	%r1948, %r1947, %r1943;
-	min.u32 	%r1954, %r1953, %r1952;
-	max.u32 	%r1938, %r1937, %r1928;
-	min.u32 	%r1955, %r1954, %r1948;
-	max.u32 	%r596, %r1955, %r1938;
-	cvt.u16.u32 	%rs131, %r596;
-	st.global.u8 	[%rd3+2], %rs131;
-$L__BB5_645:
-	setp.ge.s32 	%p445, %r443, %r598;
-	@%p445 bra 	$L__BB5_647;
-	cvt.u32.u16 	%r835, %rs266;
-	cvt.u32.u16 	%r833, %rs267;
-	and.b32  	%r836, %r835, 255;
-	and.b32  	%r834, %r833, 255;
-	min.u32 	%r1244, %r836, %r6027;
-	max.u32 	%r1245, %r836, %r6027;
-	min.u32 	%r1246, %r6015, %r6018;
-	max.u32 	%r1247, %r6015, %r6018;
-	min.u32 	%r1248, %r6021, %r6024;
-	max.u32 	%r1249, %r6021, %r6024;
-	min.u32 	%r1250, %r1244, %r1246;
-	max.u32 	%r1251, %r1244, %r1246;
-	min.u32 	%r1252, %r834, %r1248;
-	max.u32 	%r1253, %r834, %r1248;
-	min.u32 	%r1254, %r1247, %r1245;
-	max.u32 	%r1255, %r1247, %r1245;
-	max.u32 	%r1257, %r1250, %r1252;
-	min.u32 	%r1258, %r1251, %r1249;
-	max.u32 	%r1261, %r1254, %r1253;
-	max.u32 	%r1259, %r1251, %r1249;
-	min.u32 	%r1260, %r1254, %r1253;
-	max.u32 	%r1263, %r1257, %r1258;
-	min.u32 	%r1264, %r1261, %r1255;
-	min.u32 	%r1262, %r1257, %r1258;
-	max.u32 	%r1265, %r1261, %r1255;
-	min.u32 	%r1266, %r1263, %r1260;
-	max.u32 	%r1267, %r1263, %r1260;
-	min.u32 	%r1268, %r1264, %r1259;
-	max.u32 	%r1269, %r1264, %r1259;
-	min.u32 	%r1256, %r1250, %r1252;
-	min.u32 	%r1270, %r1262, %r1266;
-	max.u32 	%r1271, %r1262, %r1266;
-	min.u32 	%r1272, %r1267, %r1268;
-	max.u32 	%r1273, %r1267, %r1268;
-	min.u32 	%r1274, %r1269, %r1265;
-	max.u32 	%r1275, %r1269, %r1265;
-	max.u32 	%r1956, %r1741, %r1256;
-	max.u32 	%r1960, %r1892, %r1273;
-	max.u32 	%r1965, %r1890, %r1271;
-	max.u32 	%r1969, %r1894, %r1275;
-	max.u32 	%r1975, %r1889, %r1270;
-	max.u32 	%r1979, %r1893, %r1274;
-	max.u32 	%r1984, %r1891, %r1272;
-	min.u32 	%r1957, %r1911, %r1956;
-	min.u32 	%r1961, %r1915, %r1960;
-	min.u32 	%r1966, %r1913, %r1965;
-	min.u32 	%r1970, %r1917, %r1969;
-	min.u32 	%r1976, %r1912, %r1975;
-	min.u32 	%r1980, %r1916, %r1979;
-	min.u32 	%r1985, %r1914, %r1984;
-	max.u32 	%r1958, %r1899, %r1957;
-	min.u32 	%r1962, %r1903, %r1961;
-	max.u32 	%r1967, %r1901, %r1966;
-	min.u32 	%r1971, %r1905, %r1970;
-	max.u32 	%r1977, %r1900, %r1976;
-	min.u32 	%r1981, %r1904, %r1980;
-	max.u32 	%r1986, %r1902, %r1985;
-	min.u32 	%r1959, %r1922, %r1958;
-	max.u32 	%r1963, %r1895, %r1962;
-	min.u32 	%r1968, %r1909, %r1967;
-	max.u32 	%r1972, %r1897, %r1971;
-	min.u32 	%r1978, %r1942, %r1977;
-	max.u32 	%r1982, %r1896, %r1981;
-	min.u32 	%r1987, %r1910, %r1986;
-	max.u32 	%r1964, %r1963, %r1959;
-	min.u32 	%r1973, %r1972, %r1968;
-	max.u32 	%r1983, %r1982, %r1978;
-	min.u32 	%r1988, %r1953, %r1987;
-	max.u32 	%r1974, %r1973, %r1964;
-	min.u32 	%r1989, %r1988, %r1983;
-	max.u32 	%r597, %r1989, %r1974;
-	cvt.u16.u32 	%rs132, %r597;
-	st.global.u8 	[%rd3+3], %rs132;
-$L__BB5_647:
+	mov.u64 	%rd68, 12;
+	setp.eq.s32 	%p12, %r174, 0;
+	setp.ge.u32 	%p39, %r16, %r171;
+	setp.ge.u32 	%p35, %r14, %r171;
+	setp.ge.u32 	%p31, %r12, %r171;
+	bra.uni 	$L__BB5_57;
+$L__BB5_77:
+	mad.lo.s32 	%r212, %r6082, %r172, %r6083;
+	cvt.u64.u32 	%rd34, %r212;
+	add.s64 	%rd35, %rd15, %rd34;
+	ld.global.nc.u8 	%rs9, [%rd35];
+	cvt.u32.u16 	%r213, %rs9;
+	and.b32  	%r6084, %r213, 255;
+$L__BB5_78:
+	add.s64 	%rd13, %rd2, %rd68;
+	min.u32 	%r214, %r6066, %r6084;
+	max.u32 	%r215, %r6066, %r6084;
+	min.u32 	%r216, %r6072, %r6075;
+	max.u32 	%r217, %r6072, %r6075;
+	min.u32 	%r218, %r6078, %r6081;
+	max.u32 	%r219, %r6078, %r6081;
+	min.u32 	%r220, %r214, %r216;
+	max.u32 	%r221, %r214, %r216;
+	min.u32 	%r222, %r6069, %r218;
+	max.u32 	%r223, %r6069, %r218;
+	min.u32 	%r224, %r217, %r215;
+	max.u32 	%r225, %r217, %r215;
+	min.u32 	%r226, %r220, %r222;
+	max.u32 	%r227, %r220, %r222;
+	st.local.u32 	[%rd13+-12], %r226;
+	min.u32 	%r228, %r221, %r219;
+	max.u32 	%r229, %r221, %r219;
+	min.u32 	%r230, %r224, %r223;
+	max.u32 	%r231, %r224, %r223;
+	min.u32 	%r232, %r227, %r228;
+	max.u32 	%r233, %r227, %r228;
+	min.u32 	%r234, %r231, %r225;
+	max.u32 	%r235, %r231, %r225;
+	min.u32 	%r236, %r233, %r230;
+	max.u32 	%r237, %r233, %r230;
+	min.u32 	%r238, %r234, %r229;
+	max.u32 	%r239, %r234, %r229;
+	min.u32 	%r240, %r232, %r236;
+	max.u32 	%r241, %r232, %r236;
+	st.local.u32 	[%rd13+-8], %r240;
+	st.local.u32 	[%rd13+-4], %r241;
+	min.u32 	%r242, %r237, %r238;
+	max.u32 	%r243, %r237, %r238;
+	st.local.u32 	[%rd13], %r242;
+	st.local.u32 	[%rd13+4], %r243;
+	min.u32 	%r244, %r239, %r235;
+	max.u32 	%r245, %r239, %r235;
+	st.local.u32 	[%rd13+8], %r244;
+	st.local.u32 	[%rd13+12], %r245;
+	add.s64 	%rd68, %rd68, 28;
+	cvt.u32.u64 	%r246, %rd68;
+	add.s32 	%r6041, %r6041, 1;
+	setp.ne.s32 	%p41, %r246, 292;
+	@%p41 bra 	$L__BB5_57;
+	bra.uni 	$L__BB5_79;
+$L__BB5_57:
+	setp.lt.s32 	%p13, %r6041, 0;
+	min.s32 	%r192, %r6041, %r6;
+	selp.b32 	%r6083, 0, %r192, %p13;
+	setp.ge.u32 	%p109, %r6041, %r170;
+	mov.u32 	%r6064, %r7;
+	mov.u32 	%r6065, %r6083;
+	@%p12 bra 	$L__BB5_59;
+	or.pred  	%p16, %p110, %p109;
+	mov.u32 	%r6064, %r5;
+	mov.u32 	%r6065, %r6041;
+	mov.u32 	%r6066, %r6018;
+	@%p16 bra 	$L__BB5_60;
+$L__BB5_59:
+	mad.lo.s32 	%r194, %r6064, %r172, %r6065;
+	cvt.u64.u32 	%rd22, %r194;
+	add.s64 	%rd23, %rd15, %rd22;
+	ld.global.nc.u8 	%rs3, [%rd23];
+	cvt.u32.u16 	%r195, %rs3;
+	and.b32  	%r6066, %r195, 255;
+$L__BB5_60:
+	mov.u32 	%r6067, %r9;
+	mov.u32 	%r6068, %r6083;
+	@%p12 bra 	$L__BB5_62;
+	mov.u32 	%r6069, 0;
+	or.pred  	%p20, %p112, %p109;
+	mov.u32 	%r6067, %r8;
+	mov.u32 	%r6068, %r6041;
+	@%p20 bra 	$L__BB5_63;
+$L__BB5_62:
+	mad.lo.s32 	%r197, %r6067, %r172, %r6068;
+	cvt.u64.u32 	%rd24, %r197;
+	add.s64 	%rd25, %rd15, %rd24;
+	ld.global.nc.u8 	%rs4, [%rd25];
+	cvt.u32.u16 	%r198, %rs4;
+	and.b32  	%r6069, %r198, 255;
+$L__BB5_63:
+	mov.u32 	%r6070, %r11;
+	mov.u32 	%r6071, %r6083;
+	@%p12 bra 	$L__BB5_65;
+	mov.u32 	%r6072, 0;
+	or.pred  	%p24, %p113, %p109;
+	mov.u32 	%r6070, %r10;
+	mov.u32 	%r6071, %r6041;
+	@%p24 bra 	$L__BB5_66;
+$L__BB5_65:
+	mad.lo.s32 	%r200, %r6070, %r172, %r6071;
+	cvt.u64.u32 	%rd26, %r200;
+	add.s64 	%rd27, %rd15, %rd26;
+	ld.global.nc.u8 	%rs5, [%rd27];
+	cvt.u32.u16 	%r201, %rs5;
+	and.b32  	%r6072, %r201, 255;
+$L__BB5_66:
+	mov.u32 	%r6073, %r18;
+	mov.u32 	%r6074, %r6083;
+	@%p12 bra 	$L__BB5_68;
+	mov.u32 	%r6075, 0;
+	or.pred  	%p28, %p114, %p109;
+	mov.u32 	%r6073, %r3;
+	mov.u32 	%r6074, %r6041;
+	@%p28 bra 	$L__BB5_69;
+$L__BB5_68:
+	add.s32 	%r203, %r6074, %r6073;
+	cvt.u64.u32 	%rd28, %r203;
+	add.s64 	%rd29, %rd15, %rd28;
+	ld.global.nc.u8 	%rs6, [%rd29];
+	cvt.u32.u16 	%r204, %rs6;
+	and.b32  	%r6075, %r204, 255;
+$L__BB5_69:
+	mov.u32 	%r6076, %r13;
+	mov.u32 	%r6077, %r6083;
+	@%p12 bra 	$L__BB5_71;
+	mov.u32 	%r6078, 0;
+	or.pred  	%p32, %p31, %p109;
+	mov.u32 	%r6076, %r12;
+	mov.u32 	%r6077, %r6041;
+	@%p32 bra 	$L__BB5_72;
+$L__BB5_71:
+	mad.lo.s32 	%r206, %r6076, %r172, %r6077;
+	cvt.u64.u32 	%rd30, %r206;
+	add.s64 	%rd31, %rd15, %rd30;
+	ld.global.nc.u8 	%rs7, [%rd31];
+	cvt.u32.u16 	%r207, %rs7;
+	and.b32  	%r6078, %r207, 255;
+$L__BB5_72:
+	mov.u32 	%r6079, %r15;
+	mov.u32 	%r6080, %r6083;
+	@%p12 bra 	$L__BB5_74;
+	mov.u32 	%r6081, 0;
+	or.pred  	%p36, %p35, %p109;
+	mov.u32 	%r6079, %r14;
+	mov.u32 	%r6080, %r6041;
+	@%p36 bra 	$L__BB5_75;
+$L__BB5_74:
+	mad.lo.s32 	%r209, %r6079, %r172, %r6080;
+	cvt.u64.u32 	%rd32, %r209;
+	add.s64 	%rd33, %rd15, %rd32;
+	ld.global.nc.u8 	%rs8, [%rd33];
+	cvt.u32.u16 	%r210, %rs8;
+	and.b32  	%r6081, %r210, 255;
+$L__BB5_75:
+	mov.u32 	%r6082, %r17;
+	@%p12 bra 	$L__BB5_77;
+	mov.u32 	%r6084, 0;
+	or.pred  	%p40, %p39, %p109;
+	mov.u32 	%r6082, %r16;
+	mov.u32 	%r6083, %r6041;
+	@%p40 bra 	$L__BB5_78;
+	bra.uni 	$L__BB5_77;
+$L__BB5_25:
+	ld.local.u32 	%r2432, [%rd2];
+	ld.local.u32 	%r2492, [%rd2+4];
+	ld.local.u32 	%r2462, [%rd2+8];
+	ld.local.u32 	%r2522, [%rd2+12];
+	ld.local.u32 	%r2447, [%rd2+16];
+	ld.local.u32 	%r2507, [%rd2+20];
+	ld.local.u32 	%r2474, [%rd2+24];
+	ld.local.u32 	%r1774, [%rd2+28];
+	ld.local.u32 	%r1828, [%rd2+32];
+	ld.local.u32 	%r1792, [%rd2+36];
+	ld.local.u32 	%r1846, [%rd2+40];
+	ld.local.u32 	%r1780, [%rd2+44];
+	ld.local.u32 	%r1834, [%rd2+48];
+	ld.local.u32 	%r1798, [%rd2+52];
+	ld.local.u32 	%r1775, [%rd2+56];
+	ld.local.u32 	%r1829, [%rd2+60];
+	ld.local.u32 	%r1793, [%rd2+64];
+	ld.local.u32 	%r1847, [%rd2+68];
+	ld.local.u32 	%r1781, [%rd2+72];
+	ld.local.u32 	%r1835, [%rd2+76];
+	ld.local.u32 	%r1799, [%rd2+80];
+	ld.local.u32 	%r1192, [%rd2+84];
+	ld.local.u32 	%r1246, [%rd2+88];
+	ld.local.u32 	%r1210, [%rd2+92];
+	ld.local.u32 	%r1264, [%rd2+96];
+	ld.local.u32 	%r1198, [%rd2+100];
+	ld.local.u32 	%r1252, [%rd2+104];
+	ld.local.u32 	%r1216, [%rd2+108];
+	ld.local.u32 	%r1193, [%rd2+112];
+	ld.local.u32 	%r1247, [%rd2+116];
+	ld.local.u32 	%r1211, [%rd2+120];
+	ld.local.u32 	%r1265, [%rd2+124];
+	ld.local.u32 	%r1199, [%rd2+128];
+	ld.local.u32 	%r1253, [%rd2+132];
+	ld.local.u32 	%r1217, [%rd2+136];
+	ld.local.u32 	%r1318, [%rd2+140];
+	ld.local.u32 	%r1372, [%rd2+144];
+	ld.local.u32 	%r1336, [%rd2+148];
+	ld.local.u32 	%r1390, [%rd2+152];
+	ld.local.u32 	%r1324, [%rd2+156];
+	ld.local.u32 	%r1378, [%rd2+160];
+	ld.local.u32 	%r1342, [%rd2+164];
+	ld.local.u32 	%r1319, [%rd2+168];
+	ld.local.u32 	%r1373, [%rd2+172];
+	ld.local.u32 	%r1337, [%rd2+176];
+	ld.local.u32 	%r1391, [%rd2+180];
+	ld.local.u32 	%r1325, [%rd2+184];
+	ld.local.u32 	%r1379, [%rd2+188];
+	ld.local.u32 	%r1343, [%rd2+192];
+	ld.local.u32 	%r2650, [%rd2+196];
+	ld.local.u32 	%r2704, [%rd2+200];
+	ld.local.u32 	%r2668, [%rd2+204];
+	ld.local.u32 	%r2722, [%rd2+208];
+	ld.local.u32 	%r2656, [%rd2+212];
+	ld.local.u32 	%r2710, [%rd2+216];
+	ld.local.u32 	%r2674, [%rd2+220];
+	ld.local.u32 	%r2654, [%rd2+224];
+	ld.local.u32 	%r2708, [%rd2+228];
+	ld.local.u32 	%r2672, [%rd2+232];
+	ld.local.u32 	%r2726, [%rd2+236];
+	ld.local.u32 	%r2660, [%rd2+240];
+	ld.local.u32 	%r2714, [%rd2+244];
+	ld.local.u32 	%r2678, [%rd2+248];
+	ld.local.u32 	%r3425, [%rd2+252];
+	ld.local.u32 	%r3482, [%rd2+256];
+	ld.local.u32 	%r3452, [%rd2+260];
+	ld.local.u32 	%r3509, [%rd2+264];
+	ld.local.u32 	%r3437, [%rd2+268];
+	ld.local.u32 	%r3494, [%rd2+272];
+	ld.local.u32 	%r3464, [%rd2+276];
+	// begin inline asm
+	min.f16x2 %r1441, %r1192, %r1193;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1202, %r1192, %r1193;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1201, %r1198, %r1199;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1238, %r1198, %r1199;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1226, %r1201, %r1202;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1232, %r1201, %r1202;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1225, %r1210, %r1211;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1220, %r1210, %r1211;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1219, %r1216, %r1217;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1591, %r1216, %r1217;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1231, %r1219, %r1220;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1237, %r1219, %r1220;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1280, %r1225, %r1226;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1286, %r1225, %r1226;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1292, %r1231, %r1232;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1298, %r1231, %r1232;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1304, %r1237, %r1238;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1310, %r1237, %r1238;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1279, %r1246, %r1247;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1256, %r1246, %r1247;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1255, %r1252, %r1253;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1309, %r1252, %r1253;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1268, %r1255, %r1256;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1274, %r1255, %r1256;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1267, %r1264, %r1265;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1273, %r1264, %r1265;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1285, %r1267, %r1268;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1291, %r1267, %r1268;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1297, %r1273, %r1274;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1303, %r1273, %r1274;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1567, %r1279, %r1280;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1495, %r1279, %r1280;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1621, %r1285, %r1286;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1459, %r1285, %r1286;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1585, %r1291, %r1292;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1513, %r1291, %r1292;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1639, %r1297, %r1298;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1447, %r1297, %r1298;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1573, %r1303, %r1304;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1501, %r1303, %r1304;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1627, %r1309, %r1310;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1465, %r1309, %r1310;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1442, %r1318, %r1319;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1328, %r1318, %r1319;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1327, %r1324, %r1325;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1364, %r1324, %r1325;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1352, %r1327, %r1328;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1358, %r1327, %r1328;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1351, %r1336, %r1337;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1346, %r1336, %r1337;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1345, %r1342, %r1343;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1592, %r1342, %r1343;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1357, %r1345, %r1346;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1363, %r1345, %r1346;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1406, %r1351, %r1352;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1412, %r1351, %r1352;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1418, %r1357, %r1358;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1424, %r1357, %r1358;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1430, %r1363, %r1364;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1436, %r1363, %r1364;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1405, %r1372, %r1373;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1382, %r1372, %r1373;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1381, %r1378, %r1379;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1435, %r1378, %r1379;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1394, %r1381, %r1382;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1400, %r1381, %r1382;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1393, %r1390, %r1391;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1399, %r1390, %r1391;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1411, %r1393, %r1394;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1417, %r1393, %r1394;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1423, %r1399, %r1400;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1429, %r1399, %r1400;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1568, %r1405, %r1406;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1496, %r1405, %r1406;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1622, %r1411, %r1412;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1460, %r1411, %r1412;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1586, %r1417, %r1418;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1514, %r1417, %r1418;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1640, %r1423, %r1424;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1448, %r1423, %r1424;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1574, %r1429, %r1430;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1502, %r1429, %r1430;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1628, %r1435, %r1436;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1466, %r1435, %r1436;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1897, %r1441, %r1442;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1454, %r1441, %r1442;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1453, %r1447, %r1448;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1490, %r1447, %r1448;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1478, %r1453, %r1454;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1484, %r1453, %r1454;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1477, %r1459, %r1460;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1472, %r1459, %r1460;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1471, %r1465, %r1466;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1766, %r1465, %r1466;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1483, %r1471, %r1472;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1489, %r1471, %r1472;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1532, %r1477, %r1478;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1538, %r1477, %r1478;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1544, %r1483, %r1484;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1550, %r1483, %r1484;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1556, %r1489, %r1490;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1562, %r1489, %r1490;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1531, %r1495, %r1496;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1508, %r1495, %r1496;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1507, %r1501, %r1502;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1561, %r1501, %r1502;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1520, %r1507, %r1508;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1526, %r1507, %r1508;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1519, %r1513, %r1514;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1525, %r1513, %r1514;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1537, %r1519, %r1520;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1543, %r1519, %r1520;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1549, %r1525, %r1526;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1555, %r1525, %r1526;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1694, %r1531, %r1532;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1700, %r1531, %r1532;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1706, %r1537, %r1538;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1712, %r1537, %r1538;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1718, %r1543, %r1544;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1724, %r1543, %r1544;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1730, %r1549, %r1550;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1736, %r1549, %r1550;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1742, %r1555, %r1556;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1748, %r1555, %r1556;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1754, %r1561, %r1562;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1760, %r1561, %r1562;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1693, %r1567, %r1568;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1580, %r1567, %r1568;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1579, %r1573, %r1574;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1616, %r1573, %r1574;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1604, %r1579, %r1580;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1610, %r1579, %r1580;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1603, %r1585, %r1586;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1598, %r1585, %r1586;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1597, %r1591, %r1592;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2233, %r1591, %r1592;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1609, %r1597, %r1598;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1615, %r1597, %r1598;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1658, %r1603, %r1604;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1664, %r1603, %r1604;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1670, %r1609, %r1610;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1676, %r1609, %r1610;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1682, %r1615, %r1616;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1688, %r1615, %r1616;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1657, %r1621, %r1622;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1634, %r1621, %r1622;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1633, %r1627, %r1628;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1687, %r1627, %r1628;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1646, %r1633, %r1634;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1652, %r1633, %r1634;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1645, %r1639, %r1640;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1651, %r1639, %r1640;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1663, %r1645, %r1646;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1669, %r1645, %r1646;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1675, %r1651, %r1652;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1681, %r1651, %r1652;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1699, %r1657, %r1658;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1705, %r1657, %r1658;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1711, %r1663, %r1664;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1717, %r1663, %r1664;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1723, %r1669, %r1670;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1729, %r1669, %r1670;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1735, %r1675, %r1676;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1741, %r1675, %r1676;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1747, %r1681, %r1682;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1753, %r1681, %r1682;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1759, %r1687, %r1688;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1765, %r1687, %r1688;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2122, %r1693, %r1694;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1993, %r1693, %r1694;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2215, %r1699, %r1700;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1933, %r1699, %r1700;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2158, %r1705, %r1706;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2029, %r1705, %r1706;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2251, %r1711, %r1712;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1909, %r1711, %r1712;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2134, %r1717, %r1718;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2005, %r1717, %r1718;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2227, %r1723, %r1724;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1945, %r1723, %r1724;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2170, %r1729, %r1730;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2041, %r1729, %r1730;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2263, %r1735, %r1736;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1903, %r1735, %r1736;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2128, %r1741, %r1742;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1999, %r1741, %r1742;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2221, %r1747, %r1748;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1939, %r1747, %r1748;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2164, %r1753, %r1754;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2035, %r1753, %r1754;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2257, %r1759, %r1760;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1915, %r1759, %r1760;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2140, %r1765, %r1766;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2011, %r1765, %r1766;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1898, %r1774, %r1775;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1784, %r1774, %r1775;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1783, %r1780, %r1781;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1820, %r1780, %r1781;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1808, %r1783, %r1784;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1814, %r1783, %r1784;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1807, %r1792, %r1793;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1802, %r1792, %r1793;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1801, %r1798, %r1799;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2171, %r1798, %r1799;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1813, %r1801, %r1802;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1819, %r1801, %r1802;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1862, %r1807, %r1808;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1868, %r1807, %r1808;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1874, %r1813, %r1814;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1880, %r1813, %r1814;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1886, %r1819, %r1820;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1892, %r1819, %r1820;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1861, %r1828, %r1829;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1838, %r1828, %r1829;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1837, %r1834, %r1835;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1891, %r1834, %r1835;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1850, %r1837, %r1838;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1856, %r1837, %r1838;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1849, %r1846, %r1847;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1855, %r1846, %r1847;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1867, %r1849, %r1850;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1873, %r1849, %r1850;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1879, %r1855, %r1856;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1885, %r1855, %r1856;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2123, %r1861, %r1862;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1994, %r1861, %r1862;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2216, %r1867, %r1868;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1934, %r1867, %r1868;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2159, %r1873, %r1874;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2030, %r1873, %r1874;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2252, %r1879, %r1880;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1910, %r1879, %r1880;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2135, %r1885, %r1886;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2006, %r1885, %r1886;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2228, %r1891, %r1892;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1946, %r1891, %r1892;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2431, %r1897, %r1898;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1904, %r1897, %r1898;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1922, %r1903, %r1904;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1928, %r1903, %r1904;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1921, %r1909, %r1910;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1916, %r1909, %r1910;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1927, %r1915, %r1916;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1988, %r1915, %r1916;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1964, %r1921, %r1922;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1970, %r1921, %r1922;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1976, %r1927, %r1928;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1982, %r1927, %r1928;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1963, %r1933, %r1934;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1940, %r1933, %r1934;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1952, %r1939, %r1940;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1958, %r1939, %r1940;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1951, %r1945, %r1946;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1957, %r1945, %r1946;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1969, %r1951, %r1952;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1975, %r1951, %r1952;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r1981, %r1957, %r1958;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r1987, %r1957, %r1958;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2072, %r1963, %r1964;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2078, %r1963, %r1964;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2081, %r1969, %r1970;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2084, %r1969, %r1970;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2090, %r1975, %r1976;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2096, %r1975, %r1976;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2102, %r1981, %r1982;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2108, %r1981, %r1982;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2111, %r1987, %r1988;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2117, %r1987, %r1988;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2071, %r1993, %r1994;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2000, %r1993, %r1994;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2018, %r1999, %r2000;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2024, %r1999, %r2000;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2017, %r2005, %r2006;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2012, %r2005, %r2006;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2023, %r2011, %r2012;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2116, %r2011, %r2012;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2048, %r2017, %r2018;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2054, %r2017, %r2018;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2060, %r2023, %r2024;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2066, %r2023, %r2024;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2047, %r2029, %r2030;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2036, %r2029, %r2030;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2042, %r2035, %r2036;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2065, %r2035, %r2036;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2053, %r2041, %r2042;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2059, %r2041, %r2042;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2077, %r2047, %r2048;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2080, %r2047, %r2048;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2083, %r2053, %r2054;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2089, %r2053, %r2054;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2095, %r2059, %r2060;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2101, %r2059, %r2060;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2107, %r2065, %r2066;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2110, %r2065, %r2066;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2342, %r2071, %r2072;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2348, %r2071, %r2072;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2354, %r2077, %r2078;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2360, %r2080, %r2081;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2363, %r2083, %r2084;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2369, %r2083, %r2084;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2375, %r2089, %r2090;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2381, %r2089, %r2090;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2387, %r2095, %r2096;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2393, %r2095, %r2096;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2399, %r2101, %r2102;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2405, %r2101, %r2102;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2408, %r2107, %r2108;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2411, %r2110, %r2111;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2417, %r2110, %r2111;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2423, %r2116, %r2117;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2429, %r2116, %r2117;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2341, %r2122, %r2123;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2129, %r2122, %r2123;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2147, %r2128, %r2129;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2153, %r2128, %r2129;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2146, %r2134, %r2135;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2141, %r2134, %r2135;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2152, %r2140, %r2141;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2210, %r2140, %r2141;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2189, %r2146, %r2147;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2192, %r2146, %r2147;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2198, %r2152, %r2153;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2204, %r2152, %r2153;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2188, %r2158, %r2159;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2165, %r2158, %r2159;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2177, %r2164, %r2165;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2183, %r2164, %r2165;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2176, %r2170, %r2171;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2182, %r2170, %r2171;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2191, %r2176, %r2177;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2197, %r2176, %r2177;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2203, %r2182, %r2183;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2209, %r2182, %r2183;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2291, %r2188, %r2189;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2297, %r2191, %r2192;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2303, %r2191, %r2192;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2309, %r2197, %r2198;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2315, %r2197, %r2198;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2321, %r2203, %r2204;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2324, %r2203, %r2204;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2330, %r2209, %r2210;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2336, %r2209, %r2210;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2290, %r2215, %r2216;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2222, %r2215, %r2216;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2240, %r2221, %r2222;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2246, %r2221, %r2222;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2239, %r2227, %r2228;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2234, %r2227, %r2228;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2245, %r2233, %r2234;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2335, %r2233, %r2234;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2270, %r2239, %r2240;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2273, %r2239, %r2240;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2279, %r2245, %r2246;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2285, %r2245, %r2246;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2269, %r2251, %r2252;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2258, %r2251, %r2252;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2264, %r2257, %r2258;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2284, %r2257, %r2258;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2272, %r2263, %r2264;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2278, %r2263, %r2264;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2296, %r2269, %r2270;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2302, %r2272, %r2273;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2308, %r2272, %r2273;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2314, %r2278, %r2279;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2320, %r2278, %r2279;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2323, %r2284, %r2285;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2329, %r2284, %r2285;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2347, %r2290, %r2291;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2353, %r2290, %r2291;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2359, %r2296, %r2297;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2362, %r2296, %r2297;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2368, %r2302, %r2303;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2374, %r2302, %r2303;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2380, %r2308, %r2309;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2386, %r2308, %r2309;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2392, %r2314, %r2315;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2398, %r2314, %r2315;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2404, %r2320, %r2321;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2407, %r2323, %r2324;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2410, %r2323, %r2324;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2416, %r2329, %r2330;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2422, %r2329, %r2330;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2428, %r2335, %r2336;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2501, %r2335, %r2336;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2491, %r2341, %r2342;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2461, %r2341, %r2342;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2521, %r2347, %r2348;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2446, %r2347, %r2348;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2506, %r2353, %r2354;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2473, %r2353, %r2354;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2455, %r2359, %r2360;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2515, %r2362, %r2363;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2482, %r2362, %r2363;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2533, %r2368, %r2369;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2437, %r2368, %r2369;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2497, %r2374, %r2375;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2467, %r2374, %r2375;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2527, %r2380, %r2381;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2452, %r2380, %r2381;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2512, %r2386, %r2387;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2479, %r2386, %r2387;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2534, %r2392, %r2393;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2440, %r2392, %r2393;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2500, %r2398, %r2399;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2470, %r2398, %r2399;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2530, %r2404, %r2405;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2434, %r2407, %r2408;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2494, %r2410, %r2411;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2464, %r2410, %r2411;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2524, %r2416, %r2417;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2449, %r2416, %r2417;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2509, %r2422, %r2423;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2476, %r2422, %r2423;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2441, %r2428, %r2429;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2435, %r2431, %r2432;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2438, %r2434, %r2435;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2444, %r2437, %r2438;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2443, %r2440, %r2441;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2459, %r2443, %r2444;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2450, %r2446, %r2447;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2453, %r2449, %r2450;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2456, %r2452, %r2453;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2458, %r2455, %r2456;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2489, %r2458, %r2459;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2465, %r2461, %r2462;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2468, %r2464, %r2465;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2471, %r2467, %r2468;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2486, %r2470, %r2471;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2477, %r2473, %r2474;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2480, %r2476, %r2477;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2483, %r2479, %r2480;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2485, %r2482, %r2483;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2488, %r2485, %r2486;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2543, %r2488, %r2489;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2495, %r2491, %r2492;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2498, %r2494, %r2495;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2504, %r2497, %r2498;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2503, %r2500, %r2501;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2519, %r2503, %r2504;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2510, %r2506, %r2507;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2513, %r2509, %r2510;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2516, %r2512, %r2513;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2518, %r2515, %r2516;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2540, %r2518, %r2519;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2525, %r2521, %r2522;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2528, %r2524, %r2525;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2531, %r2527, %r2528;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2537, %r2530, %r2531;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2536, %r2533, %r2534;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2539, %r2536, %r2537;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2542, %r2539, %r2540;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2541, %r2542, %r2543;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2549, %r2431, %r2650;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2552, %r2434, %r2549;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2555, %r2437, %r2552;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2570, %r2443, %r2555;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2561, %r2446, %r2656;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2564, %r2449, %r2561;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2567, %r2452, %r2564;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2569, %r2455, %r2567;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2600, %r2569, %r2570;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2576, %r2461, %r2668;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2579, %r2464, %r2576;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2582, %r2467, %r2579;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2597, %r2470, %r2582;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2588, %r2473, %r2674;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2591, %r2476, %r2588;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2594, %r2479, %r2591;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2596, %r2482, %r2594;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2599, %r2596, %r2597;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2648, %r2599, %r2600;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2606, %r2491, %r2704;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2609, %r2494, %r2606;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2612, %r2497, %r2609;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2627, %r2503, %r2612;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2618, %r2506, %r2710;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2621, %r2509, %r2618;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2624, %r2512, %r2621;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2626, %r2515, %r2624;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2645, %r2626, %r2627;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2633, %r2521, %r2722;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2636, %r2524, %r2633;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2639, %r2527, %r2636;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2642, %r2530, %r2639;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2644, %r2536, %r2642;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2647, %r2644, %r2645;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2646, %r2647, %r2648;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2777, %r2650, %r2654;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2663, %r2650, %r2654;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2662, %r2656, %r2660;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2699, %r2656, %r2660;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2687, %r2662, %r2663;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2693, %r2662, %r2663;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2686, %r2668, %r2672;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2681, %r2668, %r2672;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2680, %r2674, %r2678;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3050, %r2674, %r2678;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2692, %r2680, %r2681;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2698, %r2680, %r2681;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2741, %r2686, %r2687;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2747, %r2686, %r2687;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2753, %r2692, %r2693;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2759, %r2692, %r2693;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2765, %r2698, %r2699;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2771, %r2698, %r2699;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2740, %r2704, %r2708;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2717, %r2704, %r2708;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2716, %r2710, %r2714;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2770, %r2710, %r2714;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2729, %r2716, %r2717;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2735, %r2716, %r2717;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2728, %r2722, %r2726;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2734, %r2722, %r2726;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2746, %r2728, %r2729;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2752, %r2728, %r2729;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2758, %r2734, %r2735;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2764, %r2734, %r2735;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3002, %r2740, %r2741;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2873, %r2740, %r2741;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3095, %r2746, %r2747;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2813, %r2746, %r2747;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3038, %r2752, %r2753;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2909, %r2752, %r2753;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3131, %r2758, %r2759;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2789, %r2758, %r2759;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3014, %r2764, %r2765;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2885, %r2764, %r2765;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3107, %r2770, %r2771;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2825, %r2770, %r2771;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3310, %r1897, %r2777;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2783, %r1897, %r2777;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2801, %r1903, %r2783;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2807, %r1903, %r2783;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2800, %r1909, %r2789;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2795, %r1909, %r2789;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2806, %r1915, %r2795;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2867, %r1915, %r2795;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2843, %r2800, %r2801;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2849, %r2800, %r2801;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2855, %r2806, %r2807;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2861, %r2806, %r2807;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2842, %r1933, %r2813;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2819, %r1933, %r2813;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2831, %r1939, %r2819;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2837, %r1939, %r2819;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2830, %r1945, %r2825;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2836, %r1945, %r2825;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2848, %r2830, %r2831;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2854, %r2830, %r2831;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2860, %r2836, %r2837;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2866, %r2836, %r2837;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2951, %r2842, %r2843;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2957, %r2842, %r2843;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2960, %r2848, %r2849;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2963, %r2848, %r2849;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2969, %r2854, %r2855;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2975, %r2854, %r2855;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2981, %r2860, %r2861;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2987, %r2860, %r2861;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2990, %r2866, %r2867;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2996, %r2866, %r2867;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2950, %r1993, %r2873;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2879, %r1993, %r2873;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2897, %r1999, %r2879;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2903, %r1999, %r2879;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2896, %r2005, %r2885;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2891, %r2005, %r2885;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2902, %r2011, %r2891;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2995, %r2011, %r2891;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2927, %r2896, %r2897;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2933, %r2896, %r2897;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2939, %r2902, %r2903;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2945, %r2902, %r2903;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2926, %r2029, %r2909;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2915, %r2029, %r2909;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2921, %r2035, %r2915;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2944, %r2035, %r2915;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2932, %r2041, %r2921;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2938, %r2041, %r2921;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2956, %r2926, %r2927;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2959, %r2926, %r2927;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2962, %r2932, %r2933;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2968, %r2932, %r2933;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2974, %r2938, %r2939;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2980, %r2938, %r2939;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r2986, %r2944, %r2945;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r2989, %r2944, %r2945;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3221, %r2950, %r2951;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3227, %r2950, %r2951;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3233, %r2956, %r2957;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3239, %r2959, %r2960;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3242, %r2962, %r2963;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3248, %r2962, %r2963;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3254, %r2968, %r2969;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3260, %r2968, %r2969;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3266, %r2974, %r2975;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3272, %r2974, %r2975;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3278, %r2980, %r2981;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3284, %r2980, %r2981;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3287, %r2986, %r2987;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3290, %r2989, %r2990;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3296, %r2989, %r2990;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3302, %r2995, %r2996;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3308, %r2995, %r2996;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3220, %r2122, %r3002;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3008, %r2122, %r3002;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3026, %r2128, %r3008;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3032, %r2128, %r3008;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3025, %r2134, %r3014;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3020, %r2134, %r3014;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3031, %r2140, %r3020;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3089, %r2140, %r3020;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3068, %r3025, %r3026;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3071, %r3025, %r3026;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3077, %r3031, %r3032;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3083, %r3031, %r3032;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3067, %r2158, %r3038;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3044, %r2158, %r3038;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3056, %r2164, %r3044;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3062, %r2164, %r3044;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3055, %r2170, %r3050;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3061, %r2170, %r3050;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3070, %r3055, %r3056;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3076, %r3055, %r3056;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3082, %r3061, %r3062;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3088, %r3061, %r3062;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3170, %r3067, %r3068;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3176, %r3070, %r3071;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3182, %r3070, %r3071;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3188, %r3076, %r3077;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3194, %r3076, %r3077;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3200, %r3082, %r3083;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3203, %r3082, %r3083;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3209, %r3088, %r3089;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3215, %r3088, %r3089;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3169, %r2215, %r3095;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3101, %r2215, %r3095;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3119, %r2221, %r3101;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3125, %r2221, %r3101;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3118, %r2227, %r3107;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3113, %r2227, %r3107;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3124, %r2233, %r3113;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3214, %r2233, %r3113;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3149, %r3118, %r3119;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3152, %r3118, %r3119;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3158, %r3124, %r3125;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3164, %r3124, %r3125;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3148, %r2251, %r3131;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3137, %r2251, %r3131;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3143, %r2257, %r3137;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3163, %r2257, %r3137;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3151, %r2263, %r3143;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3157, %r2263, %r3143;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3175, %r3148, %r3149;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3181, %r3151, %r3152;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3187, %r3151, %r3152;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3193, %r3157, %r3158;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3199, %r3157, %r3158;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3202, %r3163, %r3164;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3208, %r3163, %r3164;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3226, %r3169, %r3170;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3232, %r3169, %r3170;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3238, %r3175, %r3176;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3241, %r3175, %r3176;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3247, %r3181, %r3182;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3253, %r3181, %r3182;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3259, %r3187, %r3188;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3265, %r3187, %r3188;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3271, %r3193, %r3194;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3277, %r3193, %r3194;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3283, %r3199, %r3200;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3286, %r3202, %r3203;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3289, %r3202, %r3203;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3295, %r3208, %r3209;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3301, %r3208, %r3209;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3307, %r3214, %r3215;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3380, %r3214, %r3215;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3370, %r3220, %r3221;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3340, %r3220, %r3221;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3400, %r3226, %r3227;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3325, %r3226, %r3227;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3385, %r3232, %r3233;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3352, %r3232, %r3233;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3334, %r3238, %r3239;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3394, %r3241, %r3242;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3361, %r3241, %r3242;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3412, %r3247, %r3248;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3316, %r3247, %r3248;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3376, %r3253, %r3254;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3346, %r3253, %r3254;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3406, %r3259, %r3260;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3331, %r3259, %r3260;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3391, %r3265, %r3266;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3358, %r3265, %r3266;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3413, %r3271, %r3272;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3319, %r3271, %r3272;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3379, %r3277, %r3278;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3349, %r3277, %r3278;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3409, %r3283, %r3284;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3313, %r3286, %r3287;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3373, %r3289, %r3290;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3343, %r3289, %r3290;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3403, %r3295, %r3296;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3328, %r3295, %r3296;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3388, %r3301, %r3302;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3355, %r3301, %r3302;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3320, %r3307, %r3308;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3314, %r3310, %r1775;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3317, %r3313, %r3314;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3323, %r3316, %r3317;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3322, %r3319, %r3320;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3338, %r3322, %r3323;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3329, %r3325, %r1781;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3332, %r3328, %r3329;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3335, %r3331, %r3332;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3337, %r3334, %r3335;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3368, %r3337, %r3338;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3344, %r3340, %r1793;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3347, %r3343, %r3344;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3350, %r3346, %r3347;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3365, %r3349, %r3350;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3356, %r3352, %r1799;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3359, %r3355, %r3356;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3362, %r3358, %r3359;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3364, %r3361, %r3362;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3367, %r3364, %r3365;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3422, %r3367, %r3368;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3374, %r3370, %r1829;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3377, %r3373, %r3374;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3383, %r3376, %r3377;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3382, %r3379, %r3380;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3398, %r3382, %r3383;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3389, %r3385, %r1835;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3392, %r3388, %r3389;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3395, %r3391, %r3392;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3397, %r3394, %r3395;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3419, %r3397, %r3398;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3404, %r3400, %r1847;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3407, %r3403, %r3404;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3410, %r3406, %r3407;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3416, %r3409, %r3410;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3415, %r3412, %r3413;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3418, %r3415, %r3416;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3421, %r3418, %r3419;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3420, %r3421, %r3422;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3428, %r3310, %r3425;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3431, %r3313, %r3428;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3434, %r3316, %r3431;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3449, %r3322, %r3434;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3440, %r3325, %r3437;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3443, %r3328, %r3440;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3446, %r3331, %r3443;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3448, %r3334, %r3446;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3479, %r3448, %r3449;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3455, %r3340, %r3452;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3458, %r3343, %r3455;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3461, %r3346, %r3458;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3476, %r3349, %r3461;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3467, %r3352, %r3464;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3470, %r3355, %r3467;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3473, %r3358, %r3470;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3475, %r3361, %r3473;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3478, %r3475, %r3476;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3527, %r3478, %r3479;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3485, %r3370, %r3482;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3488, %r3373, %r3485;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3491, %r3376, %r3488;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3506, %r3382, %r3491;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3497, %r3385, %r3494;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3500, %r3388, %r3497;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3503, %r3391, %r3500;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3505, %r3394, %r3503;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3524, %r3505, %r3506;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3512, %r3400, %r3509;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3515, %r3403, %r3512;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3518, %r3406, %r3515;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3521, %r3409, %r3518;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3523, %r3415, %r3521;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3526, %r3523, %r3524;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3525, %r3526, %r3527;
+	// end inline asm
+	mov.u64 	%rd67, 12;
+	bra.uni 	$L__BB5_26;
+$L__BB5_46:
+	shl.b32 	%r3560, %r6061, 2;
+	mad.lo.s32 	%r3561, %r6060, %r172, %r3560;
+	cvt.u64.u32 	%rd64, %r3561;
+	add.s64 	%rd65, %rd15, %rd64;
+	ld.global.nc.u32 	%r6062, [%rd65];
+$L__BB5_47:
+	add.s64 	%rd10, %rd2, %rd67;
+	shr.u32 	%r3658, %r6062, 8;
+	and.b32  	%r3659, %r3658, 16711935;
+	or.b32  	%r3564, %r3659, 1677747200;
+	// begin inline asm
+	min.f16x2 %r3581, %r3563, %r3564;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3594, %r3563, %r3564;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3582, %r3569, %r3570;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3593, %r3569, %r3570;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3588, %r3575, %r3576;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3606, %r3575, %r3576;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3599, %r3581, %r3582;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3605, %r3581, %r3582;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3600, %r3587, %r3588;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3612, %r3587, %r3588;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3611, %r3593, %r3594;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3624, %r3593, %r3594;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3598, %r3599, %r3600;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3617, %r3599, %r3600;
+	// end inline asm
+	st.local.u32 	[%rd10+-12], %r3598;
+	// begin inline asm
+	min.f16x2 %r3618, %r3605, %r3606;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3636, %r3605, %r3606;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3630, %r3611, %r3612;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3623, %r3611, %r3612;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3641, %r3617, %r3618;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3629, %r3617, %r3618;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3635, %r3623, %r3624;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3654, %r3623, %r3624;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3642, %r3629, %r3630;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3647, %r3629, %r3630;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3648, %r3635, %r3636;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3653, %r3635, %r3636;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3640, %r3641, %r3642;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3643, %r3641, %r3642;
+	// end inline asm
+	st.local.u32 	[%rd10+-8], %r3640;
+	st.local.u32 	[%rd10+-4], %r3643;
+	// begin inline asm
+	min.f16x2 %r3646, %r3647, %r3648;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3649, %r3647, %r3648;
+	// end inline asm
+	st.local.u32 	[%rd10], %r3646;
+	st.local.u32 	[%rd10+4], %r3649;
+	// begin inline asm
+	min.f16x2 %r3652, %r3653, %r3654;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3655, %r3653, %r3654;
+	// end inline asm
+	st.local.u32 	[%rd10+8], %r3652;
+	st.local.u32 	[%rd10+12], %r3655;
+	add.s64 	%rd67, %rd67, 28;
+	cvt.u32.u64 	%r3660, %rd67;
+	add.s32 	%r6041, %r6041, 1;
+	setp.ne.s32 	%p104, %r3660, 292;
+	@%p104 bra 	$L__BB5_26;
+	bra.uni 	$L__BB5_48;
+$L__BB5_26:
+	setp.lt.s32 	%p76, %r6041, 0;
+	min.s32 	%r3528, %r6041, %r6;
+	selp.b32 	%r6061, 0, %r3528, %p76;
+	setp.ge.u32 	%p115, %r6041, %r170;
+	mov.u32 	%r6042, %r7;
+	mov.u32 	%r6043, %r6061;
+	@%p45 bra 	$L__BB5_28;
+	mov.u32 	%r6044, 0;
+	or.pred  	%p79, %p110, %p115;
+	mov.u32 	%r6042, %r5;
+	mov.u32 	%r6043, %r6041;
+	@%p79 bra 	$L__BB5_29;
+$L__BB5_28:
+	shl.b32 	%r3530, %r6043, 2;
+	mad.lo.s32 	%r3531, %r6042, %r172, %r3530;
+	cvt.u64.u32 	%rd52, %r3531;
+	add.s64 	%rd53, %rd15, %rd52;
+	ld.global.nc.u32 	%r6044, [%rd53];
+$L__BB5_29:
+	mov.u32 	%r6045, %r9;
+	mov.u32 	%r6046, %r6061;
+	@%p45 bra 	$L__BB5_31;
+	mov.u32 	%r6047, 0;
+	or.pred  	%p83, %p112, %p115;
+	mov.u32 	%r6045, %r8;
+	mov.u32 	%r6046, %r6041;
+	@%p83 bra 	$L__BB5_32;
+$L__BB5_31:
+	shl.b32 	%r3535, %r6046, 2;
+	mad.lo.s32 	%r3536, %r6045, %r172, %r3535;
+	cvt.u64.u32 	%rd54, %r3536;
+	add.s64 	%rd55, %rd15, %rd54;
+	ld.global.nc.u32 	%r6047, [%rd55];
+$L__BB5_32:
+	mov.u32 	%r6048, %r11;
+	mov.u32 	%r6049, %r6061;
+	@%p45 bra 	$L__BB5_34;
+	mov.u32 	%r6050, 0;
+	or.pred  	%p87, %p113, %p115;
+	mov.u32 	%r6048, %r10;
+	mov.u32 	%r6049, %r6041;
+	@%p87 bra 	$L__BB5_35;
+$L__BB5_34:
+	shl.b32 	%r3540, %r6049, 2;
+	mad.lo.s32 	%r3541, %r6048, %r172, %r3540;
+	cvt.u64.u32 	%rd56, %r3541;
+	add.s64 	%rd57, %rd15, %rd56;
+	ld.global.nc.u32 	%r6050, [%rd57];
+$L__BB5_35:
+	mov.u32 	%r6051, %r18;
+	mov.u32 	%r6052, %r6061;
+	@%p45 bra 	$L__BB5_37;
+	mov.u32 	%r6053, 0;
+	or.pred  	%p91, %p114, %p115;
+	mov.u32 	%r6051, %r3;
+	mov.u32 	%r6052, %r6041;
+	@%p91 bra 	$L__BB5_38;
+$L__BB5_37:
+	shl.b32 	%r3545, %r6052, 2;
+	add.s32 	%r3546, %r3545, %r6051;
+	cvt.u64.u32 	%rd58, %r3546;
+	add.s64 	%rd59, %rd15, %rd58;
+	ld.global.nc.u32 	%r6053, [%rd59];
+$L__BB5_38:
+	mov.u32 	%r6054, %r13;
+	mov.u32 	%r6055, %r6061;
+	@%p45 bra 	$L__BB5_40;
+	mov.u32 	%r6056, 0;
+	or.pred  	%p95, %p64, %p115;
+	mov.u32 	%r6054, %r12;
+	mov.u32 	%r6055, %r6041;
+	@%p95 bra 	$L__BB5_41;
+$L__BB5_40:
+	shl.b32 	%r3550, %r6055, 2;
+	mad.lo.s32 	%r3551, %r6054, %r172, %r3550;
+	cvt.u64.u32 	%rd60, %r3551;
+	add.s64 	%rd61, %rd15, %rd60;
+	ld.global.nc.u32 	%r6056, [%rd61];
+$L__BB5_41:
+	mov.u32 	%r6057, %r15;
+	mov.u32 	%r6058, %r6061;
+	@%p45 bra 	$L__BB5_43;
+	mov.u32 	%r6059, 0;
+	or.pred  	%p99, %p68, %p115;
+	mov.u32 	%r6057, %r14;
+	mov.u32 	%r6058, %r6041;
+	@%p99 bra 	$L__BB5_44;
+$L__BB5_43:
+	shl.b32 	%r3555, %r6058, 2;
+	mad.lo.s32 	%r3556, %r6057, %r172, %r3555;
+	cvt.u64.u32 	%rd62, %r3556;
+	add.s64 	%rd63, %rd15, %rd62;
+	ld.global.nc.u32 	%r6059, [%rd63];
+$L__BB5_44:
+	shr.u32 	%r3532, %r6044, 8;
+	and.b32  	%r3533, %r3532, 16711935;
+	or.b32  	%r3563, %r3533, 1677747200;
+	shr.u32 	%r3537, %r6047, 8;
+	and.b32  	%r3538, %r3537, 16711935;
+	or.b32  	%r3587, %r3538, 1677747200;
+	shr.u32 	%r3542, %r6050, 8;
+	and.b32  	%r3543, %r3542, 16711935;
+	or.b32  	%r3569, %r3543, 1677747200;
+	shr.u32 	%r3547, %r6053, 8;
+	and.b32  	%r3548, %r3547, 16711935;
+	or.b32  	%r3570, %r3548, 1677747200;
+	shr.u32 	%r3552, %r6056, 8;
+	and.b32  	%r3553, %r3552, 16711935;
+	or.b32  	%r3575, %r3553, 1677747200;
+	shr.u32 	%r3557, %r6059, 8;
+	and.b32  	%r3558, %r3557, 16711935;
+	or.b32  	%r3576, %r3558, 1677747200;
+	mov.u32 	%r6060, %r17;
+	@%p45 bra 	$L__BB5_46;
+	mov.u32 	%r6062, 0;
+	or.pred  	%p103, %p72, %p115;
+	mov.u32 	%r6060, %r16;
+	mov.u32 	%r6061, %r6041;
+	@%p103 bra 	$L__BB5_47;
+	bra.uni 	$L__BB5_46;
+$L__BB5_79:
+	ld.local.u32 	%r247, [%rd2];
+	ld.local.u32 	%r248, [%rd2+4];
+	ld.local.u32 	%r249, [%rd2+8];
+	ld.local.u32 	%r250, [%rd2+12];
+	ld.local.u32 	%r251, [%rd2+16];
+	ld.local.u32 	%r252, [%rd2+20];
+	ld.local.u32 	%r253, [%rd2+24];
+	ld.local.u32 	%r254, [%rd2+28];
+	ld.local.u32 	%r255, [%rd2+32];
+	ld.local.u32 	%r256, [%rd2+36];
+	ld.local.u32 	%r257, [%rd2+40];
+	ld.local.u32 	%r258, [%rd2+44];
+	ld.local.u32 	%r259, [%rd2+48];
+	ld.local.u32 	%r260, [%rd2+52];
+	ld.local.u32 	%r261, [%rd2+56];
+	ld.local.u32 	%r262, [%rd2+60];
+	ld.local.u32 	%r263, [%rd2+64];
+	ld.local.u32 	%r264, [%rd2+68];
+	ld.local.u32 	%r265, [%rd2+72];
+	ld.local.u32 	%r266, [%rd2+76];
+	ld.local.u32 	%r267, [%rd2+80];
+	ld.local.u32 	%r268, [%rd2+84];
+	ld.local.u32 	%r269, [%rd2+88];
+	ld.local.u32 	%r270, [%rd2+92];
+	ld.local.u32 	%r271, [%rd2+96];
+	ld.local.u32 	%r272, [%rd2+100];
+	ld.local.u32 	%r273, [%rd2+104];
+	ld.local.u32 	%r274, [%rd2+108];
+	ld.local.u32 	%r275, [%rd2+112];
+	ld.local.u32 	%r276, [%rd2+116];
+	ld.local.u32 	%r277, [%rd2+120];
+	ld.local.u32 	%r278, [%rd2+124];
+	ld.local.u32 	%r279, [%rd2+128];
+	ld.local.u32 	%r280, [%rd2+132];
+	ld.local.u32 	%r281, [%rd2+136];
+	ld.local.u32 	%r282, [%rd2+140];
+	ld.local.u32 	%r283, [%rd2+144];
+	ld.local.u32 	%r284, [%rd2+148];
+	ld.local.u32 	%r285, [%rd2+152];
+	ld.local.u32 	%r286, [%rd2+156];
+	ld.local.u32 	%r287, [%rd2+160];
+	ld.local.u32 	%r288, [%rd2+164];
+	ld.local.u32 	%r289, [%rd2+168];
+	ld.local.u32 	%r290, [%rd2+172];
+	ld.local.u32 	%r291, [%rd2+176];
+	ld.local.u32 	%r292, [%rd2+180];
+	ld.local.u32 	%r293, [%rd2+184];
+	ld.local.u32 	%r294, [%rd2+188];
+	ld.local.u32 	%r295, [%rd2+192];
+	ld.local.u32 	%r132, [%rd2+196];
+	ld.local.u32 	%r133, [%rd2+200];
+	ld.local.u32 	%r134, [%rd2+204];
+	ld.local.u32 	%r135, [%rd2+208];
+	ld.local.u32 	%r136, [%rd2+212];
+	ld.local.u32 	%r137, [%rd2+216];
+	ld.local.u32 	%r138, [%rd2+220];
+	ld.local.u32 	%r296, [%rd2+224];
+	ld.local.u32 	%r297, [%rd2+228];
+	ld.local.u32 	%r298, [%rd2+232];
+	ld.local.u32 	%r299, [%rd2+236];
+	ld.local.u32 	%r300, [%rd2+240];
+	ld.local.u32 	%r301, [%rd2+244];
+	ld.local.u32 	%r302, [%rd2+248];
+	ld.local.u32 	%r303, [%rd2+252];
+	ld.local.u32 	%r304, [%rd2+256];
+	ld.local.u32 	%r305, [%rd2+260];
+	ld.local.u32 	%r306, [%rd2+264];
+	ld.local.u32 	%r307, [%rd2+268];
+	ld.local.u32 	%r308, [%rd2+272];
+	ld.local.u32 	%r309, [%rd2+276];
+	min.u32 	%r310, %r268, %r275;
+	max.u32 	%r311, %r268, %r275;
+	min.u32 	%r312, %r272, %r279;
+	max.u32 	%r313, %r272, %r279;
+	min.u32 	%r314, %r312, %r311;
+	max.u32 	%r315, %r312, %r311;
+	min.u32 	%r316, %r270, %r277;
+	max.u32 	%r317, %r270, %r277;
+	min.u32 	%r318, %r274, %r281;
+	max.u32 	%r319, %r274, %r281;
+	min.u32 	%r320, %r318, %r317;
+	max.u32 	%r321, %r318, %r317;
+	min.u32 	%r322, %r316, %r314;
+	max.u32 	%r323, %r316, %r314;
+	min.u32 	%r324, %r320, %r315;
+	max.u32 	%r325, %r320, %r315;
+	min.u32 	%r326, %r321, %r313;
+	max.u32 	%r327, %r321, %r313;
+	min.u32 	%r328, %r269, %r276;
+	max.u32 	%r329, %r269, %r276;
+	min.u32 	%r330, %r273, %r280;
+	max.u32 	%r331, %r273, %r280;
+	min.u32 	%r332, %r330, %r329;
+	max.u32 	%r333, %r330, %r329;
+	min.u32 	%r334, %r271, %r278;
+	max.u32 	%r335, %r271, %r278;
+	min.u32 	%r336, %r334, %r332;
+	max.u32 	%r337, %r334, %r332;
+	min.u32 	%r338, %r335, %r333;
+	max.u32 	%r339, %r335, %r333;
+	min.u32 	%r340, %r328, %r322;
+	max.u32 	%r341, %r328, %r322;
+	min.u32 	%r342, %r336, %r323;
+	max.u32 	%r343, %r336, %r323;
+	min.u32 	%r344, %r337, %r324;
+	max.u32 	%r345, %r337, %r324;
+	min.u32 	%r346, %r338, %r325;
+	max.u32 	%r347, %r338, %r325;
+	min.u32 	%r348, %r339, %r326;
+	max.u32 	%r349, %r339, %r326;
+	min.u32 	%r350, %r331, %r327;
+	max.u32 	%r351, %r331, %r327;
+	min.u32 	%r352, %r282, %r289;
+	max.u32 	%r353, %r282, %r289;
+	min.u32 	%r354, %r286, %r293;
+	max.u32 	%r355, %r286, %r293;
+	min.u32 	%r356, %r354, %r353;
+	max.u32 	%r357, %r354, %r353;
+	min.u32 	%r358, %r284, %r291;
+	max.u32 	%r359, %r284, %r291;
+	min.u32 	%r360, %r288, %r295;
+	max.u32 	%r361, %r288, %r295;
+	min.u32 	%r362, %r360, %r359;
+	max.u32 	%r363, %r360, %r359;
+	min.u32 	%r364, %r358, %r356;
+	max.u32 	%r365, %r358, %r356;
+	min.u32 	%r366, %r362, %r357;
+	max.u32 	%r367, %r362, %r357;
+	min.u32 	%r368, %r363, %r355;
+	max.u32 	%r369, %r363, %r355;
+	min.u32 	%r370, %r283, %r290;
+	max.u32 	%r371, %r283, %r290;
+	min.u32 	%r372, %r287, %r294;
+	max.u32 	%r373, %r287, %r294;
+	min.u32 	%r374, %r372, %r371;
+	max.u32 	%r375, %r372, %r371;
+	min.u32 	%r376, %r285, %r292;
+	max.u32 	%r377, %r285, %r292;
+	min.u32 	%r378, %r376, %r374;
+	max.u32 	%r379, %r376, %r374;
+	min.u32 	%r380, %r377, %r375;
+	max.u32 	%r381, %r377, %r375;
+	min.u32 	%r382, %r370, %r364;
+	max.u32 	%r383, %r370, %r364;
+	min.u32 	%r384, %r378, %r365;
+	max.u32 	%r385, %r378, %r365;
+	min.u32 	%r386, %r379, %r366;
+	max.u32 	%r387, %r379, %r366;
+	min.u32 	%r388, %r380, %r367;
+	max.u32 	%r389, %r380, %r367;
+	min.u32 	%r390, %r381, %r368;
+	max.u32 	%r391, %r381, %r368;
+	min.u32 	%r392, %r373, %r369;
+	max.u32 	%r393, %r373, %r369;
+	min.u32 	%r394, %r310, %r352;
+	max.u32 	%r395, %r310, %r352;
+	min.u32 	%r396, %r347, %r389;
+	max.u32 	%r397, %r347, %r389;
+	min.u32 	%r398, %r396, %r395;
+	max.u32 	%r399, %r396, %r395;
+	min.u32 	%r400, %r343, %r385;
+	max.u32 	%r401, %r343, %r385;
+	min.u32 	%r402, %r351, %r393;
+	max.u32 	%r403, %r351, %r393;
+	min.u32 	%r404, %r402, %r401;
+	max.u32 	%r405, %r402, %r401;
+	min.u32 	%r406, %r400, %r398;
+	max.u32 	%r407, %r400, %r398;
+	min.u32 	%r408, %r404, %r399;
+	max.u32 	%r409, %r404, %r399;
+	min.u32 	%r410, %r405, %r397;
+	max.u32 	%r411, %r405, %r397;
+	min.u32 	%r412, %r341, %r383;
+	max.u32 	%r413, %r341, %r383;
+	min.u32 	%r414, %r349, %r391;
+	max.u32 	%r415, %r349, %r391;
+	min.u32 	%r416, %r414, %r413;
+	max.u32 	%r417, %r414, %r413;
+	min.u32 	%r418, %r345, %r387;
+	max.u32 	%r419, %r345, %r387;
+	min.u32 	%r420, %r418, %r416;
+	max.u32 	%r421, %r418, %r416;
+	min.u32 	%r422, %r419, %r417;
+	max.u32 	%r423, %r419, %r417;
+	min.u32 	%r424, %r412, %r406;
+	max.u32 	%r425, %r412, %r406;
+	min.u32 	%r426, %r420, %r407;
+	max.u32 	%r427, %r420, %r407;
+	min.u32 	%r428, %r421, %r408;
+	max.u32 	%r429, %r421, %r408;
+	min.u32 	%r430, %r422, %r409;
+	max.u32 	%r431, %r422, %r409;
+	min.u32 	%r432, %r423, %r410;
+	max.u32 	%r433, %r423, %r410;
+	min.u32 	%r434, %r415, %r411;
+	max.u32 	%r435, %r415, %r411;
+	min.u32 	%r436, %r340, %r382;
+	max.u32 	%r437, %r340, %r382;
+	min.u32 	%r438, %r348, %r390;
+	max.u32 	%r439, %r348, %r390;
+	min.u32 	%r440, %r438, %r437;
+	max.u32 	%r441, %r438, %r437;
+	min.u32 	%r442, %r344, %r386;
+	max.u32 	%r443, %r344, %r386;
+	min.u32 	%r444, %r319, %r361;
+	max.u32 	%r445, %r319, %r361;
+	min.u32 	%r446, %r444, %r443;
+	max.u32 	%r447, %r444, %r443;
+	min.u32 	%r448, %r442, %r440;
+	max.u32 	%r449, %r442, %r440;
+	min.u32 	%r450, %r446, %r441;
+	max.u32 	%r451, %r446, %r441;
+	min.u32 	%r452, %r447, %r439;
+	max.u32 	%r453, %r447, %r439;
+	min.u32 	%r454, %r342, %r384;
+	max.u32 	%r455, %r342, %r384;
+	min.u32 	%r456, %r350, %r392;
+	max.u32 	%r457, %r350, %r392;
+	min.u32 	%r458, %r456, %r455;
+	max.u32 	%r459, %r456, %r455;
+	min.u32 	%r460, %r346, %r388;
+	max.u32 	%r461, %r346, %r388;
+	min.u32 	%r462, %r460, %r458;
+	max.u32 	%r463, %r460, %r458;
+	min.u32 	%r464, %r461, %r459;
+	max.u32 	%r465, %r461, %r459;
+	min.u32 	%r466, %r454, %r448;
+	max.u32 	%r467, %r454, %r448;
+	min.u32 	%r468, %r462, %r449;
+	max.u32 	%r469, %r462, %r449;
+	min.u32 	%r470, %r463, %r450;
+	max.u32 	%r471, %r463, %r450;
+	min.u32 	%r472, %r464, %r451;
+	max.u32 	%r473, %r464, %r451;
+	min.u32 	%r474, %r465, %r452;
+	max.u32 	%r475, %r465, %r452;
+	min.u32 	%r476, %r457, %r453;
+	max.u32 	%r477, %r457, %r453;
+	min.u32 	%r478, %r436, %r424;
+	max.u32 	%r479, %r436, %r424;
+	min.u32 	%r480, %r466, %r425;
+	max.u32 	%r481, %r466, %r425;
+	min.u32 	%r482, %r467, %r426;
+	max.u32 	%r483, %r467, %r426;
+	min.u32 	%r484, %r468, %r427;
+	max.u32 	%r485, %r468, %r427;
+	min.u32 	%r486, %r469, %r428;
+	max.u32 	%r487, %r469, %r428;
+	min.u32 	%r488, %r470, %r429;
+	max.u32 	%r489, %r470, %r429;
+	min.u32 	%r490, %r471, %r430;
+	max.u32 	%r491, %r471, %r430;
+	min.u32 	%r492, %r472, %r431;
+	max.u32 	%r493, %r472, %r431;
+	min.u32 	%r494, %r473, %r432;
+	max.u32 	%r495, %r473, %r432;
+	min.u32 	%r496, %r474, %r433;
+	max.u32 	%r497, %r474, %r433;
+	min.u32 	%r498, %r475, %r434;
+	max.u32 	%r499, %r475, %r434;
+	min.u32 	%r500, %r476, %r435;
+	max.u32 	%r501, %r476, %r435;
+	min.u32 	%r502, %r477, %r403;
+	max.u32 	%r503, %r477, %r403;
+	min.u32 	%r504, %r254, %r261;
+	max.u32 	%r505, %r254, %r261;
+	min.u32 	%r506, %r258, %r265;
+	max.u32 	%r507, %r258, %r265;
+	min.u32 	%r508, %r506, %r505;
+	max.u32 	%r509, %r506, %r505;
+	min.u32 	%r510, %r256, %r263;
+	max.u32 	%r511, %r256, %r263;
+	min.u32 	%r512, %r260, %r267;
+	max.u32 	%r513, %r260, %r267;
+	min.u32 	%r514, %r512, %r511;
+	max.u32 	%r515, %r512, %r511;
+	min.u32 	%r516, %r510, %r508;
+	max.u32 	%r517, %r510, %r508;
+	min.u32 	%r518, %r514, %r509;
+	max.u32 	%r519, %r514, %r509;
+	min.u32 	%r520, %r515, %r507;
+	max.u32 	%r521, %r515, %r507;
+	min.u32 	%r522, %r255, %r262;
+	max.u32 	%r523, %r255, %r262;
+	min.u32 	%r524, %r259, %r266;
+	max.u32 	%r525, %r259, %r266;
+	min.u32 	%r526, %r524, %r523;
+	max.u32 	%r527, %r524, %r523;
+	min.u32 	%r528, %r257, %r264;
+	max.u32 	%r529, %r257, %r264;
+	min.u32 	%r530, %r528, %r526;
+	max.u32 	%r531, %r528, %r526;
+	min.u32 	%r532, %r529, %r527;
+	max.u32 	%r533, %r529, %r527;
+	min.u32 	%r534, %r522, %r516;
+	max.u32 	%r535, %r522, %r516;
+	min.u32 	%r536, %r530, %r517;
+	max.u32 	%r537, %r530, %r517;
+	min.u32 	%r538, %r531, %r518;
+	max.u32 	%r539, %r531, %r518;
+	min.u32 	%r540, %r532, %r519;
+	max.u32 	%r541, %r532, %r519;
+	min.u32 	%r542, %r533, %r520;
+	max.u32 	%r543, %r533, %r520;
+	min.u32 	%r544, %r525, %r521;
+	max.u32 	%r545, %r525, %r521;
+	min.u32 	%r139, %r394, %r504;
+	max.u32 	%r546, %r394, %r504;
+	min.u32 	%r547, %r493, %r546;
+	max.u32 	%r548, %r493, %r546;
+	min.u32 	%r549, %r485, %r541;
+	max.u32 	%r550, %r485, %r541;
+	min.u32 	%r551, %r501, %r550;
+	max.u32 	%r552, %r501, %r550;
+	min.u32 	%r553, %r549, %r547;
+	max.u32 	%r554, %r549, %r547;
+	min.u32 	%r555, %r551, %r548;
+	max.u32 	%r556, %r551, %r548;
+	min.u32 	%r557, %r481, %r537;
+	max.u32 	%r558, %r481, %r537;
+	min.u32 	%r559, %r497, %r558;
+	max.u32 	%r560, %r497, %r558;
+	min.u32 	%r561, %r489, %r545;
+	max.u32 	%r562, %r489, %r545;
+	min.u32 	%r563, %r561, %r559;
+	max.u32 	%r564, %r561, %r559;
+	min.u32 	%r565, %r562, %r560;
+	max.u32 	%r566, %r562, %r560;
+	min.u32 	%r567, %r557, %r553;
+	max.u32 	%r568, %r557, %r553;
+	min.u32 	%r569, %r563, %r554;
+	max.u32 	%r570, %r563, %r554;
+	min.u32 	%r571, %r564, %r555;
+	max.u32 	%r572, %r564, %r555;
+	min.u32 	%r573, %r565, %r556;
+	max.u32 	%r574, %r565, %r556;
+	min.u32 	%r575, %r566, %r552;
+	max.u32 	%r576, %r566, %r552;
+	min.u32 	%r577, %r479, %r535;
+	max.u32 	%r578, %r479, %r535;
+	min.u32 	%r579, %r495, %r578;
+	max.u32 	%r580, %r495, %r578;
+	min.u32 	%r581, %r487, %r543;
+	max.u32 	%r582, %r487, %r543;
+	min.u32 	%r583, %r503, %r582;
+	max.u32 	%r584, %r503, %r582;
+	min.u32 	%r585, %r581, %r579;
+	max.u32 	%r586, %r581, %r579;
+	min.u32 	%r587, %r583, %r580;
+	max.u32 	%r588, %r583, %r580;
+	min.u32 	%r589, %r483, %r539;
+	max.u32 	%r590, %r483, %r539;
+	min.u32 	%r591, %r499, %r590;
+	max.u32 	%r592, %r499, %r590;
+	min.u32 	%r593, %r491, %r591;
+	max.u32 	%r594, %r491, %r591;
+	min.u32 	%r595, %r589, %r585;
+	max.u32 	%r596, %r589, %r585;
+	min.u32 	%r597, %r593, %r586;
+	max.u32 	%r598, %r593, %r586;
+	min.u32 	%r599, %r594, %r587;
+	max.u32 	%r600, %r594, %r587;
+	min.u32 	%r601, %r592, %r588;
+	max.u32 	%r602, %r592, %r588;
+	min.u32 	%r603, %r577, %r567;
+	max.u32 	%r604, %r577, %r567;
+	min.u32 	%r605, %r595, %r568;
+	max.u32 	%r606, %r596, %r569;
+	min.u32 	%r607, %r597, %r570;
+	max.u32 	%r608, %r597, %r570;
+	min.u32 	%r609, %r598, %r571;
+	max.u32 	%r610, %r598, %r571;
+	min.u32 	%r611, %r599, %r572;
+	max.u32 	%r612, %r599, %r572;
+	min.u32 	%r613, %r600, %r573;
+	max.u32 	%r614, %r600, %r573;
+	max.u32 	%r615, %r601, %r574;
+	min.u32 	%r616, %r602, %r575;
+	max.u32 	%r617, %r602, %r575;
+	min.u32 	%r618, %r584, %r576;
+	max.u32 	%r619, %r584, %r576;
+	min.u32 	%r620, %r478, %r534;
+	max.u32 	%r621, %r478, %r534;
+	min.u32 	%r622, %r494, %r621;
+	max.u32 	%r623, %r494, %r621;
+	min.u32 	%r624, %r486, %r542;
+	max.u32 	%r625, %r486, %r542;
+	min.u32 	%r626, %r502, %r625;
+	max.u32 	%r627, %r502, %r625;
+	min.u32 	%r628, %r624, %r622;
+	max.u32 	%r629, %r624, %r622;
+	min.u32 	%r630, %r626, %r623;
+	max.u32 	%r631, %r626, %r623;
+	min.u32 	%r632, %r482, %r538;
+	max.u32 	%r633, %r482, %r538;
+	min.u32 	%r634, %r498, %r633;
+	max.u32 	%r635, %r498, %r633;
+	min.u32 	%r636, %r490, %r513;
+	max.u32 	%r637, %r490, %r513;
+	min.u32 	%r638, %r636, %r634;
+	max.u32 	%r639, %r636, %r634;
+	min.u32 	%r640, %r637, %r635;
+	max.u32 	%r641, %r637, %r635;
+	min.u32 	%r642, %r632, %r628;
+	min.u32 	%r643, %r638, %r629;
+	max.u32 	%r644, %r638, %r629;
+	min.u32 	%r645, %r639, %r630;
+	max.u32 	%r646, %r639, %r630;
+	min.u32 	%r647, %r640, %r631;
+	max.u32 	%r648, %r640, %r631;
+	min.u32 	%r649, %r641, %r627;
+	max.u32 	%r650, %r641, %r627;
+	min.u32 	%r651, %r480, %r536;
+	max.u32 	%r652, %r480, %r536;
+	min.u32 	%r653, %r496, %r652;
+	max.u32 	%r654, %r496, %r652;
+	min.u32 	%r655, %r488, %r544;
+	max.u32 	%r656, %r488, %r544;
+	min.u32 	%r657, %r445, %r656;
+	max.u32 	%r658, %r445, %r656;
+	min.u32 	%r659, %r655, %r653;
+	max.u32 	%r660, %r655, %r653;
+	min.u32 	%r661, %r657, %r654;
+	max.u32 	%r662, %r657, %r654;
+	min.u32 	%r663, %r484, %r540;
+	max.u32 	%r664, %r484, %r540;
+	min.u32 	%r665, %r500, %r664;
+	max.u32 	%r666, %r500, %r664;
+	min.u32 	%r667, %r492, %r665;
+	max.u32 	%r668, %r492, %r665;
+	max.u32 	%r669, %r663, %r659;
+	min.u32 	%r670, %r667, %r660;
+	max.u32 	%r671, %r667, %r660;
+	min.u32 	%r672, %r668, %r661;
+	max.u32 	%r673, %r668, %r661;
+	min.u32 	%r674, %r666, %r662;
+	max.u32 	%r675, %r666, %r662;
+	min.u32 	%r676, %r651, %r642;
+	max.u32 	%r677, %r651, %r642;
+	min.u32 	%r678, %r669, %r643;
+	max.u32 	%r679, %r669, %r643;
+	min.u32 	%r680, %r670, %r644;
+	max.u32 	%r681, %r670, %r644;
+	min.u32 	%r682, %r671, %r645;
+	max.u32 	%r683, %r671, %r645;
+	min.u32 	%r684, %r672, %r646;
+	max.u32 	%r685, %r672, %r646;
+	min.u32 	%r686, %r673, %r647;
+	min.u32 	%r687, %r674, %r648;
+	max.u32 	%r688, %r674, %r648;
+	min.u32 	%r689, %r675, %r649;
+	max.u32 	%r690, %r675, %r649;
+	min.u32 	%r691, %r658, %r650;
+	max.u32 	%r692, %r658, %r650;
+	min.u32 	%r140, %r620, %r603;
+	max.u32 	%r141, %r620, %r603;
+	min.u32 	%r142, %r676, %r604;
+	max.u32 	%r143, %r676, %r604;
+	min.u32 	%r144, %r677, %r605;
+	max.u32 	%r145, %r677, %r605;
+	max.u32 	%r146, %r678, %r606;
+	min.u32 	%r147, %r679, %r607;
+	max.u32 	%r148, %r679, %r607;
+	min.u32 	%r693, %r680, %r608;
+	max.u32 	%r149, %r680, %r608;
+	min.u32 	%r150, %r681, %r609;
+	max.u32 	%r151, %r681, %r609;
+	min.u32 	%r152, %r682, %r610;
+	max.u32 	%r153, %r682, %r610;
+	min.u32 	%r154, %r683, %r611;
+	max.u32 	%r155, %r683, %r611;
+	min.u32 	%r694, %r684, %r612;
+	max.u32 	%r695, %r684, %r612;
+	min.u32 	%r696, %r685, %r613;
+	max.u32 	%r156, %r685, %r613;
+	min.u32 	%r157, %r686, %r614;
+	max.u32 	%r158, %r687, %r615;
+	min.u32 	%r159, %r688, %r616;
+	max.u32 	%r160, %r688, %r616;
+	min.u32 	%r161, %r689, %r617;
+	max.u32 	%r162, %r689, %r617;
+	min.u32 	%r163, %r690, %r618;
+	max.u32 	%r164, %r690, %r618;
+	max.u32 	%r697, %r691, %r619;
+	max.u32 	%r698, %r139, %r247;
+	min.u32 	%r699, %r158, %r698;
+	max.u32 	%r700, %r149, %r699;
+	min.u32 	%r165, %r695, %r697;
+	min.u32 	%r701, %r165, %r700;
+	max.u32 	%r702, %r143, %r251;
+	min.u32 	%r703, %r162, %r702;
+	min.u32 	%r704, %r153, %r703;
+	max.u32 	%r705, %r146, %r704;
+	max.u32 	%r706, %r705, %r701;
+	max.u32 	%r707, %r141, %r249;
+	min.u32 	%r708, %r160, %r707;
+	max.u32 	%r709, %r151, %r708;
+	min.u32 	%r710, %r156, %r709;
+	max.u32 	%r711, %r145, %r253;
+	min.u32 	%r712, %r164, %r711;
+	min.u32 	%r713, %r155, %r712;
+	max.u32 	%r714, %r148, %r713;
+	min.u32 	%r715, %r714, %r710;
+	max.u32 	%r716, %r715, %r706;
+	max.u32 	%r717, %r140, %r248;
+	min.u32 	%r718, %r159, %r717;
+	max.u32 	%r719, %r150, %r718;
+	min.u32 	%r166, %r696, %r692;
+	min.u32 	%r720, %r166, %r719;
+	max.u32 	%r721, %r144, %r252;
+	min.u32 	%r722, %r163, %r721;
+	min.u32 	%r723, %r154, %r722;
+	max.u32 	%r724, %r147, %r723;
+	max.u32 	%r725, %r724, %r720;
+	max.u32 	%r726, %r142, %r250;
+	min.u32 	%r727, %r161, %r726;
+	max.u32 	%r728, %r152, %r727;
+	min.u32 	%r729, %r157, %r728;
+	max.u32 	%r167, %r693, %r694;
+	min.u32 	%r730, %r167, %r729;
+	min.u32 	%r731, %r730, %r725;
+	max.u32 	%r732, %r731, %r716;
+	min.u32 	%r733, %r132, %r296;
+	max.u32 	%r734, %r132, %r296;
+	min.u32 	%r735, %r136, %r300;
+	max.u32 	%r736, %r136, %r300;
+	min.u32 	%r737, %r735, %r734;
+	max.u32 	%r738, %r735, %r734;
+	min.u32 	%r739, %r134, %r298;
+	max.u32 	%r740, %r134, %r298;
+	min.u32 	%r741, %r138, %r302;
+	max.u32 	%r742, %r138, %r302;
+	min.u32 	%r743, %r741, %r740;
+	max.u32 	%r744, %r741, %r740;
+	min.u32 	%r745, %r739, %r737;
+	max.u32 	%r746, %r739, %r737;
+	min.u32 	%r747, %r743, %r738;
+	max.u32 	%r748, %r743, %r738;
+	min.u32 	%r749, %r744, %r736;
+	max.u32 	%r750, %r744, %r736;
+	min.u32 	%r751, %r133, %r297;
+	max.u32 	%r752, %r133, %r297;
+	min.u32 	%r753, %r137, %r301;
+	max.u32 	%r754, %r137, %r301;
+	min.u32 	%r755, %r753, %r752;
+	max.u32 	%r756, %r753, %r752;
+	min.u32 	%r757, %r135, %r299;
+	max.u32 	%r758, %r135, %r299;
+	min.u32 	%r759, %r757, %r755;
+	max.u32 	%r760, %r757, %r755;
+	min.u32 	%r761, %r758, %r756;
+	max.u32 	%r762, %r758, %r756;
+	min.u32 	%r763, %r751, %r745;
+	max.u32 	%r764, %r751, %r745;
+	min.u32 	%r765, %r759, %r746;
+	max.u32 	%r766, %r759, %r746;
+	min.u32 	%r767, %r760, %r747;
+	max.u32 	%r768, %r760, %r747;
+	min.u32 	%r769, %r761, %r748;
+	max.u32 	%r770, %r761, %r748;
+	min.u32 	%r771, %r762, %r749;
+	max.u32 	%r772, %r762, %r749;
+	min.u32 	%r773, %r754, %r750;
+	max.u32 	%r774, %r754, %r750;
+	max.u32 	%r776, %r394, %r733;
+	min.u32 	%r777, %r493, %r776;
+	max.u32 	%r778, %r493, %r776;
+	min.u32 	%r779, %r485, %r770;
+	max.u32 	%r780, %r485, %r770;
+	min.u32 	%r781, %r501, %r780;
+	max.u32 	%r782, %r501, %r780;
+	min.u32 	%r783, %r779, %r777;
+	max.u32 	%r784, %r779, %r777;
+	min.u32 	%r785, %r781, %r778;
+	max.u32 	%r786, %r781, %r778;
+	min.u32 	%r787, %r481, %r766;
+	max.u32 	%r788, %r481, %r766;
+	min.u32 	%r789, %r497, %r788;
+	max.u32 	%r790, %r497, %r788;
+	min.u32 	%r791, %r489, %r774;
+	max.u32 	%r792, %r489, %r774;
+	min.u32 	%r793, %r791, %r789;
+	max.u32 	%r794, %r791, %r789;
+	min.u32 	%r795, %r792, %r790;
+	max.u32 	%r796, %r792, %r790;
+	min.u32 	%r797, %r787, %r783;
+	max.u32 	%r798, %r787, %r783;
+	min.u32 	%r799, %r793, %r784;
+	max.u32 	%r800, %r793, %r784;
+	min.u32 	%r801, %r794, %r785;
+	max.u32 	%r802, %r794, %r785;
+	min.u32 	%r803, %r795, %r786;
+	max.u32 	%r804, %r795, %r786;
+	min.u32 	%r805, %r796, %r782;
+	max.u32 	%r806, %r796, %r782;
+	min.u32 	%r807, %r479, %r764;
+	max.u32 	%r808, %r479, %r764;
+	min.u32 	%r809, %r495, %r808;
+	max.u32 	%r810, %r495, %r808;
+	min.u32 	%r811, %r487, %r772;
+	max.u32 	%r812, %r487, %r772;
+	min.u32 	%r813, %r503, %r812;
+	max.u32 	%r814, %r503, %r812;
+	min.u32 	%r815, %r811, %r809;
+	max.u32 	%r816, %r811, %r809;
+	min.u32 	%r817, %r813, %r810;
+	max.u32 	%r818, %r813, %r810;
+	min.u32 	%r819, %r483, %r768;
+	max.u32 	%r820, %r483, %r768;
+	min.u32 	%r821, %r499, %r820;
+	max.u32 	%r822, %r499, %r820;
+	min.u32 	%r823, %r491, %r821;
+	max.u32 	%r824, %r491, %r821;
+	min.u32 	%r825, %r819, %r815;
+	max.u32 	%r826, %r819, %r815;
+	min.u32 	%r827, %r823, %r816;
+	max.u32 	%r828, %r823, %r816;
+	min.u32 	%r829, %r824, %r817;
+	max.u32 	%r830, %r824, %r817;
+	min.u32 	%r831, %r822, %r818;
+	max.u32 	%r832, %r822, %r818;
+	min.u32 	%r833, %r807, %r797;
+	max.u32 	%r834, %r807, %r797;
+	min.u32 	%r835, %r825, %r798;
+	max.u32 	%r836, %r826, %r799;
+	min.u32 	%r837, %r827, %r800;
+	max.u32 	%r838, %r827, %r800;
+	min.u32 	%r839, %r828, %r801;
+	max.u32 	%r840, %r828, %r801;
+	min.u32 	%r841, %r829, %r802;
+	max.u32 	%r842, %r829, %r802;
+	min.u32 	%r843, %r830, %r803;
+	max.u32 	%r844, %r830, %r803;
+	max.u32 	%r845, %r831, %r804;
+	min.u32 	%r846, %r832, %r805;
+	max.u32 	%r847, %r832, %r805;
+	min.u32 	%r848, %r814, %r806;
+	max.u32 	%r849, %r814, %r806;
+	min.u32 	%r850, %r478, %r763;
+	max.u32 	%r851, %r478, %r763;
+	min.u32 	%r852, %r494, %r851;
+	max.u32 	%r853, %r494, %r851;
+	min.u32 	%r854, %r486, %r771;
+	max.u32 	%r855, %r486, %r771;
+	min.u32 	%r856, %r502, %r855;
+	max.u32 	%r857, %r502, %r855;
+	min.u32 	%r858, %r854, %r852;
+	max.u32 	%r859, %r854, %r852;
+	min.u32 	%r860, %r856, %r853;
+	max.u32 	%r861, %r856, %r853;
+	min.u32 	%r862, %r482, %r767;
+	max.u32 	%r863, %r482, %r767;
+	min.u32 	%r864, %r498, %r863;
+	max.u32 	%r865, %r498, %r863;
+	min.u32 	%r866, %r490, %r742;
+	max.u32 	%r867, %r490, %r742;
+	min.u32 	%r868, %r866, %r864;
+	max.u32 	%r869, %r866, %r864;
+	min.u32 	%r870, %r867, %r865;
+	max.u32 	%r871, %r867, %r865;
+	min.u32 	%r872, %r862, %r858;
+	min.u32 	%r873, %r868, %r859;
+	max.u32 	%r874, %r868, %r859;
+	min.u32 	%r875, %r869, %r860;
+	max.u32 	%r876, %r869, %r860;
+	min.u32 	%r877, %r870, %r861;
+	max.u32 	%r878, %r870, %r861;
+	min.u32 	%r879, %r871, %r857;
+	max.u32 	%r880, %r871, %r857;
+	min.u32 	%r881, %r480, %r765;
+	max.u32 	%r882, %r480, %r765;
+	min.u32 	%r883, %r496, %r882;
+	max.u32 	%r884, %r496, %r882;
+	min.u32 	%r885, %r488, %r773;
+	max.u32 	%r886, %r488, %r773;
+	min.u32 	%r887, %r445, %r886;
+	max.u32 	%r888, %r445, %r886;
+	min.u32 	%r889, %r885, %r883;
+	max.u32 	%r890, %r885, %r883;
+	min.u32 	%r891, %r887, %r884;
+	max.u32 	%r892, %r887, %r884;
+	min.u32 	%r893, %r484, %r769;
+	max.u32 	%r894, %r484, %r769;
+	min.u32 	%r895, %r500, %r894;
+	max.u32 	%r896, %r500, %r894;
+	min.u32 	%r897, %r492, %r895;
+	max.u32 	%r898, %r492, %r895;
+	max.u32 	%r899, %r893, %r889;
+	min.u32 	%r900, %r897, %r890;
+	max.u32 	%r901, %r897, %r890;
+	min.u32 	%r902, %r898, %r891;
+	max.u32 	%r903, %r898, %r891;
+	min.u32 	%r904, %r896, %r892;
+	max.u32 	%r905, %r896, %r892;
+	min.u32 	%r906, %r881, %r872;
+	max.u32 	%r907, %r881, %r872;
+	min.u32 	%r908, %r899, %r873;
+	max.u32 	%r909, %r899, %r873;
+	min.u32 	%r910, %r900, %r874;
+	max.u32 	%r911, %r900, %r874;
+	min.u32 	%r912, %r901, %r875;
+	max.u32 	%r913, %r901, %r875;
+	min.u32 	%r914, %r902, %r876;
+	max.u32 	%r915, %r902, %r876;
+	min.u32 	%r916, %r903, %r877;
+	min.u32 	%r917, %r904, %r878;
+	max.u32 	%r918, %r904, %r878;
+	min.u32 	%r919, %r905, %r879;
+	max.u32 	%r920, %r905, %r879;
+	min.u32 	%r921, %r888, %r880;
+	max.u32 	%r922, %r888, %r880;
+	min.u32 	%r932, %r910, %r838;
+	min.u32 	%r940, %r914, %r842;
+	max.u32 	%r941, %r914, %r842;
+	min.u32 	%r942, %r915, %r843;
+	max.u32 	%r952, %r921, %r849;
+	st.global.u8 	[%rd5], %r732;
+	or.b32  	%r1024, %r1, 1;
+	setp.ge.s32 	%p42, %r1024, %r170;
+	@%p42 bra 	$L__BB5_81;
+	max.u32 	%r1025, %r142, %r135;
+	min.u32 	%r1026, %r161, %r1025;
+	max.u32 	%r1027, %r152, %r1026;
+	min.u32 	%r1028, %r157, %r1027;
+	min.u32 	%r1029, %r167, %r1028;
+	max.u32 	%r1030, %r144, %r137;
+	min.u32 	%r1031, %r163, %r1030;
+	min.u32 	%r1032, %r154, %r1031;
+	max.u32 	%r1033, %r147, %r1032;
+	max.u32 	%r1034, %r140, %r133;
+	min.u32 	%r1035, %r159, %r1034;
+	max.u32 	%r1036, %r150, %r1035;
+	min.u32 	%r1037, %r166, %r1036;
+	max.u32 	%r1038, %r1033, %r1037;
+	min.u32 	%r1039, %r1029, %r1038;
+	max.u32 	%r1040, %r145, %r138;
+	min.u32 	%r1041, %r164, %r1040;
+	min.u32 	%r1042, %r155, %r1041;
+	max.u32 	%r1043, %r148, %r1042;
+	max.u32 	%r1044, %r141, %r134;
+	min.u32 	%r1045, %r160, %r1044;
+	max.u32 	%r1046, %r151, %r1045;
+	min.u32 	%r1047, %r156, %r1046;
+	min.u32 	%r1048, %r1043, %r1047;
+	max.u32 	%r1049, %r143, %r136;
+	min.u32 	%r1050, %r162, %r1049;
+	min.u32 	%r1051, %r153, %r1050;
+	max.u32 	%r1052, %r146, %r1051;
+	max.u32 	%r1053, %r139, %r132;
+	min.u32 	%r1054, %r158, %r1053;
+	max.u32 	%r1055, %r149, %r1054;
+	min.u32 	%r1056, %r165, %r1055;
+	max.u32 	%r1057, %r1052, %r1056;
+	max.u32 	%r1058, %r1048, %r1057;
+	max.u32 	%r1059, %r1039, %r1058;
+	st.global.u8 	[%rd5+1], %r1059;
+$L__BB5_81:
+	min.u32 	%r775, %r394, %r733;
+	min.u32 	%r923, %r850, %r833;
+	max.u32 	%r924, %r850, %r833;
+	min.u32 	%r925, %r906, %r834;
+	max.u32 	%r926, %r906, %r834;
+	min.u32 	%r927, %r907, %r835;
+	max.u32 	%r928, %r907, %r835;
+	max.u32 	%r945, %r917, %r845;
+	min.u32 	%r946, %r918, %r846;
+	max.u32 	%r947, %r918, %r846;
+	min.u32 	%r948, %r919, %r847;
+	max.u32 	%r949, %r919, %r847;
+	min.u32 	%r950, %r920, %r848;
+	max.u32 	%r951, %r920, %r848;
+	max.u32 	%r933, %r910, %r838;
+	min.u32 	%r934, %r911, %r839;
+	max.u32 	%r935, %r911, %r839;
+	min.u32 	%r936, %r912, %r840;
+	max.u32 	%r937, %r912, %r840;
+	min.u32 	%r938, %r913, %r841;
+	max.u32 	%r939, %r913, %r841;
+	max.u32 	%r929, %r908, %r836;
+	min.u32 	%r930, %r909, %r837;
+	max.u32 	%r931, %r909, %r837;
+	max.u32 	%r943, %r915, %r843;
+	min.u32 	%r944, %r916, %r844;
+	min.u32 	%r956, %r941, %r952;
+	min.u32 	%r976, %r942, %r922;
+	max.u32 	%r987, %r932, %r940;
+	or.b32  	%r1060, %r1, 2;
+	setp.ge.s32 	%p43, %r1060, %r170;
+	@%p43 bra 	$L__BB5_83;
+	max.u32 	%r953, %r775, %r261;
+	max.u32 	%r958, %r926, %r265;
+	max.u32 	%r963, %r924, %r263;
+	max.u32 	%r967, %r928, %r267;
+	max.u32 	%r973, %r923, %r262;
+	max.u32 	%r978, %r927, %r266;
+	max.u32 	%r983, %r925, %r264;
+	min.u32 	%r954, %r945, %r953;
+	min.u32 	%r959, %r949, %r958;
+	min.u32 	%r964, %r947, %r963;
+	min.u32 	%r968, %r951, %r967;
+	min.u32 	%r974, %r946, %r973;
+	min.u32 	%r979, %r950, %r978;
+	min.u32 	%r984, %r948, %r983;
+	max.u32 	%r955, %r933, %r954;
+	min.u32 	%r960, %r937, %r959;
+	max.u32 	%r965, %r935, %r964;
+	min.u32 	%r969, %r939, %r968;
+	max.u32 	%r975, %r934, %r974;
+	min.u32 	%r980, %r938, %r979;
+	max.u32 	%r985, %r936, %r984;
+	min.u32 	%r957, %r956, %r955;
+	max.u32 	%r961, %r929, %r960;
+	min.u32 	%r966, %r943, %r965;
+	max.u32 	%r970, %r931, %r969;
+	min.u32 	%r977, %r976, %r975;
+	max.u32 	%r981, %r930, %r980;
+	min.u32 	%r986, %r944, %r985;
+	max.u32 	%r962, %r961, %r957;
+	min.u32 	%r971, %r970, %r966;
+	max.u32 	%r982, %r981, %r977;
+	min.u32 	%r988, %r987, %r986;
+	max.u32 	%r972, %r971, %r962;
+	min.u32 	%r989, %r988, %r982;
+	max.u32 	%r168, %r989, %r972;
+	cvt.u16.u32 	%rs1, %r168;
+	st.global.u8 	[%rd5+2], %rs1;
+$L__BB5_83:
+	or.b32  	%r1061, %r1, 3;
+	setp.ge.s32 	%p44, %r1061, %r170;
+	@%p44 bra 	$L__BB5_85;
+	max.u32 	%r990, %r775, %r303;
+	max.u32 	%r994, %r926, %r307;
+	max.u32 	%r999, %r924, %r305;
+	max.u32 	%r1003, %r928, %r309;
+	max.u32 	%r1009, %r923, %r304;
+	max.u32 	%r1013, %r927, %r308;
+	max.u32 	%r1018, %r925, %r306;
+	min.u32 	%r991, %r945, %r990;
+	min.u32 	%r995, %r949, %r994;
+	min.u32 	%r1000, %r947, %r999;
+	min.u32 	%r1004, %r951, %r1003;
+	min.u32 	%r1010, %r946, %r1009;
+	min.u32 	%r1014, %r950, %r1013;
+	min.u32 	%r1019, %r948, %r1018;
+	max.u32 	%r992, %r933, %r991;
+	min.u32 	%r996, %r937, %r995;
+	max.u32 	%r1001, %r935, %r1000;
+	min.u32 	%r1005, %r939, %r1004;
+	max.u32 	%r1011, %r934, %r1010;
+	min.u32 	%r1015, %r938, %r1014;
+	max.u32 	%r1020, %r936, %r1019;
+	min.u32 	%r993, %r956, %r992;
+	max.u32 	%r997, %r929, %r996;
+	min.u32 	%r1002, %r943, %r1001;
+	max.u32 	%r1006, %r931, %r1005;
+	min.u32 	%r1012, %r976, %r1011;
+	max.u32 	%r1016, %r930, %r1015;
+	min.u32 	%r1021, %r944, %r1020;
+	max.u32 	%r998, %r997, %r993;
+	min.u32 	%r1007, %r1006, %r1002;
+	max.u32 	%r1017, %r1016, %r1012;
+	min.u32 	%r1022, %r987, %r1021;
+	max.u32 	%r1008, %r1007, %r998;
+	min.u32 	%r1023, %r1022, %r1017;
+	max.u32 	%r169, %r1023, %r1008;
+	cvt.u16.u32 	%rs2, %r169;
+	st.global.u8 	[%rd5+3], %rs2;
+	bra.uni 	$L__BB5_85;
+$L__BB5_48:
+	ld.local.u32 	%r4905, [%rd2];
+	ld.local.u32 	%r4965, [%rd2+4];
+	ld.local.u32 	%r4935, [%rd2+8];
+	ld.local.u32 	%r4995, [%rd2+12];
+	ld.local.u32 	%r4920, [%rd2+16];
+	ld.local.u32 	%r4980, [%rd2+20];
+	ld.local.u32 	%r4947, [%rd2+24];
+	ld.local.u32 	%r4247, [%rd2+28];
+	ld.local.u32 	%r4301, [%rd2+32];
+	ld.local.u32 	%r4265, [%rd2+36];
+	ld.local.u32 	%r4319, [%rd2+40];
+	ld.local.u32 	%r4253, [%rd2+44];
+	ld.local.u32 	%r4307, [%rd2+48];
+	ld.local.u32 	%r4271, [%rd2+52];
+	ld.local.u32 	%r4248, [%rd2+56];
+	ld.local.u32 	%r4302, [%rd2+60];
+	ld.local.u32 	%r4266, [%rd2+64];
+	ld.local.u32 	%r4320, [%rd2+68];
+	ld.local.u32 	%r4254, [%rd2+72];
+	ld.local.u32 	%r4308, [%rd2+76];
+	ld.local.u32 	%r4272, [%rd2+80];
+	ld.local.u32 	%r3665, [%rd2+84];
+	ld.local.u32 	%r3719, [%rd2+88];
+	ld.local.u32 	%r3683, [%rd2+92];
+	ld.local.u32 	%r3737, [%rd2+96];
+	ld.local.u32 	%r3671, [%rd2+100];
+	ld.local.u32 	%r3725, [%rd2+104];
+	ld.local.u32 	%r3689, [%rd2+108];
+	ld.local.u32 	%r3666, [%rd2+112];
+	ld.local.u32 	%r3720, [%rd2+116];
+	ld.local.u32 	%r3684, [%rd2+120];
+	ld.local.u32 	%r3738, [%rd2+124];
+	ld.local.u32 	%r3672, [%rd2+128];
+	ld.local.u32 	%r3726, [%rd2+132];
+	ld.local.u32 	%r3690, [%rd2+136];
+	ld.local.u32 	%r3791, [%rd2+140];
+	ld.local.u32 	%r3845, [%rd2+144];
+	ld.local.u32 	%r3809, [%rd2+148];
+	ld.local.u32 	%r3863, [%rd2+152];
+	ld.local.u32 	%r3797, [%rd2+156];
+	ld.local.u32 	%r3851, [%rd2+160];
+	ld.local.u32 	%r3815, [%rd2+164];
+	ld.local.u32 	%r3792, [%rd2+168];
+	ld.local.u32 	%r3846, [%rd2+172];
+	ld.local.u32 	%r3810, [%rd2+176];
+	ld.local.u32 	%r3864, [%rd2+180];
+	ld.local.u32 	%r3798, [%rd2+184];
+	ld.local.u32 	%r3852, [%rd2+188];
+	ld.local.u32 	%r3816, [%rd2+192];
+	ld.local.u32 	%r5123, [%rd2+196];
+	ld.local.u32 	%r5177, [%rd2+200];
+	ld.local.u32 	%r5141, [%rd2+204];
+	ld.local.u32 	%r5195, [%rd2+208];
+	ld.local.u32 	%r5129, [%rd2+212];
+	ld.local.u32 	%r5183, [%rd2+216];
+	ld.local.u32 	%r5147, [%rd2+220];
+	ld.local.u32 	%r5127, [%rd2+224];
+	ld.local.u32 	%r5181, [%rd2+228];
+	ld.local.u32 	%r5145, [%rd2+232];
+	ld.local.u32 	%r5199, [%rd2+236];
+	ld.local.u32 	%r5133, [%rd2+240];
+	ld.local.u32 	%r5187, [%rd2+244];
+	ld.local.u32 	%r5151, [%rd2+248];
+	ld.local.u32 	%r5898, [%rd2+252];
+	ld.local.u32 	%r5955, [%rd2+256];
+	ld.local.u32 	%r5925, [%rd2+260];
+	ld.local.u32 	%r5982, [%rd2+264];
+	ld.local.u32 	%r5910, [%rd2+268];
+	ld.local.u32 	%r5967, [%rd2+272];
+	ld.local.u32 	%r5937, [%rd2+276];
+	// begin inline asm
+	min.f16x2 %r3914, %r3665, %r3666;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3675, %r3665, %r3666;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3674, %r3671, %r3672;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3711, %r3671, %r3672;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3699, %r3674, %r3675;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3705, %r3674, %r3675;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3698, %r3683, %r3684;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3693, %r3683, %r3684;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3692, %r3689, %r3690;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4064, %r3689, %r3690;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3704, %r3692, %r3693;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3710, %r3692, %r3693;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3753, %r3698, %r3699;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3759, %r3698, %r3699;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3765, %r3704, %r3705;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3771, %r3704, %r3705;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3777, %r3710, %r3711;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3783, %r3710, %r3711;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3752, %r3719, %r3720;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3729, %r3719, %r3720;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3728, %r3725, %r3726;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3782, %r3725, %r3726;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3741, %r3728, %r3729;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3747, %r3728, %r3729;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3740, %r3737, %r3738;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3746, %r3737, %r3738;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3758, %r3740, %r3741;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3764, %r3740, %r3741;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3770, %r3746, %r3747;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3776, %r3746, %r3747;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4040, %r3752, %r3753;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3968, %r3752, %r3753;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4094, %r3758, %r3759;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3932, %r3758, %r3759;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4058, %r3764, %r3765;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3986, %r3764, %r3765;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4112, %r3770, %r3771;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3920, %r3770, %r3771;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4046, %r3776, %r3777;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3974, %r3776, %r3777;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4100, %r3782, %r3783;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3938, %r3782, %r3783;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3915, %r3791, %r3792;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3801, %r3791, %r3792;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3800, %r3797, %r3798;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3837, %r3797, %r3798;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3825, %r3800, %r3801;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3831, %r3800, %r3801;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3824, %r3809, %r3810;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3819, %r3809, %r3810;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3818, %r3815, %r3816;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4065, %r3815, %r3816;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3830, %r3818, %r3819;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3836, %r3818, %r3819;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3879, %r3824, %r3825;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3885, %r3824, %r3825;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3891, %r3830, %r3831;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3897, %r3830, %r3831;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3903, %r3836, %r3837;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3909, %r3836, %r3837;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3878, %r3845, %r3846;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3855, %r3845, %r3846;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3854, %r3851, %r3852;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3908, %r3851, %r3852;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3867, %r3854, %r3855;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3873, %r3854, %r3855;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3866, %r3863, %r3864;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3872, %r3863, %r3864;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3884, %r3866, %r3867;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3890, %r3866, %r3867;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3896, %r3872, %r3873;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3902, %r3872, %r3873;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4041, %r3878, %r3879;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3969, %r3878, %r3879;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4095, %r3884, %r3885;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3933, %r3884, %r3885;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4059, %r3890, %r3891;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3987, %r3890, %r3891;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4113, %r3896, %r3897;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3921, %r3896, %r3897;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4047, %r3902, %r3903;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3975, %r3902, %r3903;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4101, %r3908, %r3909;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3939, %r3908, %r3909;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4370, %r3914, %r3915;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3927, %r3914, %r3915;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3926, %r3920, %r3921;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3963, %r3920, %r3921;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3951, %r3926, %r3927;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3957, %r3926, %r3927;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3950, %r3932, %r3933;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3945, %r3932, %r3933;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3944, %r3938, %r3939;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4239, %r3938, %r3939;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3956, %r3944, %r3945;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3962, %r3944, %r3945;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4005, %r3950, %r3951;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4011, %r3950, %r3951;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4017, %r3956, %r3957;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4023, %r3956, %r3957;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4029, %r3962, %r3963;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4035, %r3962, %r3963;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4004, %r3968, %r3969;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3981, %r3968, %r3969;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3980, %r3974, %r3975;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4034, %r3974, %r3975;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3993, %r3980, %r3981;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3999, %r3980, %r3981;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r3992, %r3986, %r3987;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r3998, %r3986, %r3987;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4010, %r3992, %r3993;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4016, %r3992, %r3993;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4022, %r3998, %r3999;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4028, %r3998, %r3999;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4167, %r4004, %r4005;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4173, %r4004, %r4005;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4179, %r4010, %r4011;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4185, %r4010, %r4011;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4191, %r4016, %r4017;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4197, %r4016, %r4017;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4203, %r4022, %r4023;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4209, %r4022, %r4023;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4215, %r4028, %r4029;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4221, %r4028, %r4029;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4227, %r4034, %r4035;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4233, %r4034, %r4035;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4166, %r4040, %r4041;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4053, %r4040, %r4041;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4052, %r4046, %r4047;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4089, %r4046, %r4047;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4077, %r4052, %r4053;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4083, %r4052, %r4053;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4076, %r4058, %r4059;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4071, %r4058, %r4059;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4070, %r4064, %r4065;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4706, %r4064, %r4065;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4082, %r4070, %r4071;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4088, %r4070, %r4071;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4131, %r4076, %r4077;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4137, %r4076, %r4077;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4143, %r4082, %r4083;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4149, %r4082, %r4083;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4155, %r4088, %r4089;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4161, %r4088, %r4089;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4130, %r4094, %r4095;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4107, %r4094, %r4095;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4106, %r4100, %r4101;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4160, %r4100, %r4101;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4119, %r4106, %r4107;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4125, %r4106, %r4107;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4118, %r4112, %r4113;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4124, %r4112, %r4113;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4136, %r4118, %r4119;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4142, %r4118, %r4119;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4148, %r4124, %r4125;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4154, %r4124, %r4125;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4172, %r4130, %r4131;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4178, %r4130, %r4131;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4184, %r4136, %r4137;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4190, %r4136, %r4137;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4196, %r4142, %r4143;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4202, %r4142, %r4143;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4208, %r4148, %r4149;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4214, %r4148, %r4149;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4220, %r4154, %r4155;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4226, %r4154, %r4155;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4232, %r4160, %r4161;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4238, %r4160, %r4161;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4595, %r4166, %r4167;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4466, %r4166, %r4167;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4688, %r4172, %r4173;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4406, %r4172, %r4173;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4631, %r4178, %r4179;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4502, %r4178, %r4179;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4724, %r4184, %r4185;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4382, %r4184, %r4185;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4607, %r4190, %r4191;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4478, %r4190, %r4191;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4700, %r4196, %r4197;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4418, %r4196, %r4197;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4643, %r4202, %r4203;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4514, %r4202, %r4203;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4736, %r4208, %r4209;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4376, %r4208, %r4209;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4601, %r4214, %r4215;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4472, %r4214, %r4215;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4694, %r4220, %r4221;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4412, %r4220, %r4221;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4637, %r4226, %r4227;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4508, %r4226, %r4227;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4730, %r4232, %r4233;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4388, %r4232, %r4233;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4613, %r4238, %r4239;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4484, %r4238, %r4239;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4371, %r4247, %r4248;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4257, %r4247, %r4248;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4256, %r4253, %r4254;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4293, %r4253, %r4254;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4281, %r4256, %r4257;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4287, %r4256, %r4257;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4280, %r4265, %r4266;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4275, %r4265, %r4266;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4274, %r4271, %r4272;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4644, %r4271, %r4272;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4286, %r4274, %r4275;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4292, %r4274, %r4275;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4335, %r4280, %r4281;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4341, %r4280, %r4281;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4347, %r4286, %r4287;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4353, %r4286, %r4287;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4359, %r4292, %r4293;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4365, %r4292, %r4293;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4334, %r4301, %r4302;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4311, %r4301, %r4302;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4310, %r4307, %r4308;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4364, %r4307, %r4308;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4323, %r4310, %r4311;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4329, %r4310, %r4311;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4322, %r4319, %r4320;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4328, %r4319, %r4320;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4340, %r4322, %r4323;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4346, %r4322, %r4323;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4352, %r4328, %r4329;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4358, %r4328, %r4329;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4596, %r4334, %r4335;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4467, %r4334, %r4335;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4689, %r4340, %r4341;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4407, %r4340, %r4341;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4632, %r4346, %r4347;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4503, %r4346, %r4347;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4725, %r4352, %r4353;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4383, %r4352, %r4353;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4608, %r4358, %r4359;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4479, %r4358, %r4359;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4701, %r4364, %r4365;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4419, %r4364, %r4365;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4904, %r4370, %r4371;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4377, %r4370, %r4371;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4395, %r4376, %r4377;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4401, %r4376, %r4377;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4394, %r4382, %r4383;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4389, %r4382, %r4383;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4400, %r4388, %r4389;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4461, %r4388, %r4389;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4437, %r4394, %r4395;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4443, %r4394, %r4395;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4449, %r4400, %r4401;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4455, %r4400, %r4401;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4436, %r4406, %r4407;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4413, %r4406, %r4407;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4425, %r4412, %r4413;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4431, %r4412, %r4413;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4424, %r4418, %r4419;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4430, %r4418, %r4419;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4442, %r4424, %r4425;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4448, %r4424, %r4425;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4454, %r4430, %r4431;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4460, %r4430, %r4431;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4545, %r4436, %r4437;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4438, %r4436, %r4437;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4441, %r4442, %r4443;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4557, %r4442, %r4443;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4563, %r4448, %r4449;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4569, %r4448, %r4449;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4575, %r4454, %r4455;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4456, %r4454, %r4455;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4584, %r4460, %r4461;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4590, %r4460, %r4461;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4544, %r4466, %r4467;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4473, %r4466, %r4467;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4491, %r4472, %r4473;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4497, %r4472, %r4473;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4490, %r4478, %r4479;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4485, %r4478, %r4479;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4496, %r4484, %r4485;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4589, %r4484, %r4485;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4521, %r4490, %r4491;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4527, %r4490, %r4491;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4533, %r4496, %r4497;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4539, %r4496, %r4497;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4520, %r4502, %r4503;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4509, %r4502, %r4503;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4515, %r4508, %r4509;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4538, %r4508, %r4509;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4526, %r4514, %r4515;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4532, %r4514, %r4515;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4519, %r4520, %r4521;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4522, %r4520, %r4521;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4556, %r4526, %r4527;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4562, %r4526, %r4527;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4568, %r4532, %r4533;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4574, %r4532, %r4533;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4537, %r4538, %r4539;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4583, %r4538, %r4539;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4815, %r4544, %r4545;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4821, %r4544, %r4545;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4827, %r4519, %r4438;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4552, %r4522, %r4441;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4836, %r4556, %r4557;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4842, %r4556, %r4557;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4848, %r4562, %r4563;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4854, %r4562, %r4563;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4860, %r4568, %r4569;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4866, %r4568, %r4569;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4872, %r4574, %r4575;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4576, %r4574, %r4575;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4579, %r4537, %r4456;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4884, %r4583, %r4584;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4890, %r4583, %r4584;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4896, %r4589, %r4590;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4591, %r4589, %r4590;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4814, %r4595, %r4596;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4602, %r4595, %r4596;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4620, %r4601, %r4602;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4626, %r4601, %r4602;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4619, %r4607, %r4608;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4614, %r4607, %r4608;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4625, %r4613, %r4614;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4683, %r4613, %r4614;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4618, %r4619, %r4620;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4665, %r4619, %r4620;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4671, %r4625, %r4626;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4677, %r4625, %r4626;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4630, %r4631, %r4632;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4638, %r4631, %r4632;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4650, %r4637, %r4638;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4656, %r4637, %r4638;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4649, %r4643, %r4644;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4655, %r4643, %r4644;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4664, %r4649, %r4650;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4670, %r4649, %r4650;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4676, %r4655, %r4656;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4682, %r4655, %r4656;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4764, %r4630, %r4618;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4770, %r4664, %r4665;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4776, %r4664, %r4665;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4782, %r4670, %r4671;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4788, %r4670, %r4671;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4675, %r4676, %r4677;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4797, %r4676, %r4677;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4803, %r4682, %r4683;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4809, %r4682, %r4683;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4763, %r4688, %r4689;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4695, %r4688, %r4689;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4713, %r4694, %r4695;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4719, %r4694, %r4695;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4712, %r4700, %r4701;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4707, %r4700, %r4701;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4718, %r4706, %r4707;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4808, %r4706, %r4707;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4711, %r4712, %r4713;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4746, %r4712, %r4713;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4752, %r4718, %r4719;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4758, %r4718, %r4719;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4723, %r4724, %r4725;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4731, %r4724, %r4725;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4737, %r4730, %r4731;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4757, %r4730, %r4731;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4745, %r4736, %r4737;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4751, %r4736, %r4737;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4769, %r4723, %r4711;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4775, %r4745, %r4746;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4781, %r4745, %r4746;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4787, %r4751, %r4752;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4753, %r4751, %r4752;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4796, %r4757, %r4758;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4802, %r4757, %r4758;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4820, %r4763, %r4764;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4826, %r4763, %r4764;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4768, %r4769, %r4770;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4835, %r4769, %r4770;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4841, %r4775, %r4776;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4847, %r4775, %r4776;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4853, %r4781, %r4782;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4859, %r4781, %r4782;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4865, %r4787, %r4788;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4871, %r4787, %r4788;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4792, %r4753, %r4675;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4795, %r4796, %r4797;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4883, %r4796, %r4797;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4889, %r4802, %r4803;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4895, %r4802, %r4803;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4807, %r4808, %r4809;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4810, %r4808, %r4809;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4964, %r4814, %r4815;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4934, %r4814, %r4815;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4994, %r4820, %r4821;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4919, %r4820, %r4821;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4979, %r4826, %r4827;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4946, %r4826, %r4827;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4928, %r4768, %r4552;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4988, %r4835, %r4836;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4955, %r4835, %r4836;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4840, %r4841, %r4842;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4910, %r4841, %r4842;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4970, %r4847, %r4848;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4940, %r4847, %r4848;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5000, %r4853, %r4854;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4925, %r4853, %r4854;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4985, %r4859, %r4860;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4952, %r4859, %r4860;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4864, %r4865, %r4866;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4867, %r4865, %r4866;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4870, %r4871, %r4872;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4943, %r4871, %r4872;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5003, %r4792, %r4576;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4907, %r4795, %r4579;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4967, %r4883, %r4884;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4937, %r4883, %r4884;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4997, %r4889, %r4890;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4922, %r4889, %r4890;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4982, %r4895, %r4896;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4949, %r4895, %r4896;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4900, %r4807, %r4591;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4903, %r4904, %r4905;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4906, %r4907, %r4903;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4909, %r4910, %r4906;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4916, %r4867, %r4900;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4915, %r4916, %r4909;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4918, %r4919, %r4920;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4921, %r4922, %r4918;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4924, %r4925, %r4921;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4927, %r4928, %r4924;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4930, %r4927, %r4915;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4933, %r4934, %r4935;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4936, %r4937, %r4933;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4939, %r4940, %r4936;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4942, %r4943, %r4939;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4945, %r4946, %r4947;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4948, %r4949, %r4945;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4951, %r4952, %r4948;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4954, %r4955, %r4951;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4957, %r4954, %r4942;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4960, %r4957, %r4930;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4963, %r4964, %r4965;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4966, %r4967, %r4963;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4969, %r4970, %r4966;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4976, %r4870, %r4810;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4975, %r4976, %r4969;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4978, %r4979, %r4980;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4981, %r4982, %r4978;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4984, %r4985, %r4981;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4987, %r4988, %r4984;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4990, %r4987, %r4975;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4993, %r4994, %r4995;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r4996, %r4997, %r4993;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r4999, %r5000, %r4996;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5002, %r5003, %r4999;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5009, %r4840, %r4864;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5008, %r5009, %r5002;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5011, %r5008, %r4990;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5014, %r5011, %r4960;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5017, %r4904, %r5123;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5020, %r4907, %r5017;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5023, %r4910, %r5020;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5026, %r4916, %r5023;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5029, %r4919, %r5129;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5032, %r4922, %r5029;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5035, %r4925, %r5032;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5038, %r4928, %r5035;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5041, %r5038, %r5026;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5044, %r4934, %r5141;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5047, %r4937, %r5044;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5050, %r4940, %r5047;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5053, %r4943, %r5050;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5056, %r4946, %r5147;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5059, %r4949, %r5056;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5062, %r4952, %r5059;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5065, %r4955, %r5062;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5068, %r5065, %r5053;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5071, %r5068, %r5041;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5074, %r4964, %r5177;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5077, %r4967, %r5074;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5080, %r4970, %r5077;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5083, %r4976, %r5080;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5086, %r4979, %r5183;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5089, %r4982, %r5086;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5092, %r4985, %r5089;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5095, %r4988, %r5092;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5098, %r5095, %r5083;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5101, %r4994, %r5195;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5104, %r4997, %r5101;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5107, %r5000, %r5104;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5110, %r5003, %r5107;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5113, %r5009, %r5110;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5116, %r5113, %r5098;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5119, %r5116, %r5071;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5250, %r5123, %r5127;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5136, %r5123, %r5127;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5135, %r5129, %r5133;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5172, %r5129, %r5133;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5160, %r5135, %r5136;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5166, %r5135, %r5136;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5159, %r5141, %r5145;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5154, %r5141, %r5145;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5153, %r5147, %r5151;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5523, %r5147, %r5151;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5165, %r5153, %r5154;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5171, %r5153, %r5154;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5214, %r5159, %r5160;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5220, %r5159, %r5160;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5226, %r5165, %r5166;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5232, %r5165, %r5166;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5238, %r5171, %r5172;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5244, %r5171, %r5172;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5213, %r5177, %r5181;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5190, %r5177, %r5181;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5189, %r5183, %r5187;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5243, %r5183, %r5187;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5202, %r5189, %r5190;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5208, %r5189, %r5190;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5201, %r5195, %r5199;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5207, %r5195, %r5199;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5219, %r5201, %r5202;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5225, %r5201, %r5202;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5231, %r5207, %r5208;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5237, %r5207, %r5208;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5475, %r5213, %r5214;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5346, %r5213, %r5214;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5568, %r5219, %r5220;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5286, %r5219, %r5220;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5511, %r5225, %r5226;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5382, %r5225, %r5226;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5604, %r5231, %r5232;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5262, %r5231, %r5232;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5487, %r5237, %r5238;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5358, %r5237, %r5238;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5580, %r5243, %r5244;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5298, %r5243, %r5244;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5783, %r4370, %r5250;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5256, %r4370, %r5250;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5274, %r4376, %r5256;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5280, %r4376, %r5256;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5273, %r4382, %r5262;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5268, %r4382, %r5262;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5279, %r4388, %r5268;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5340, %r4388, %r5268;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5316, %r5273, %r5274;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5322, %r5273, %r5274;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5328, %r5279, %r5280;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5334, %r5279, %r5280;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5315, %r4406, %r5286;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5292, %r4406, %r5286;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5304, %r4412, %r5292;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5310, %r4412, %r5292;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5303, %r4418, %r5298;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5309, %r4418, %r5298;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5321, %r5303, %r5304;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5327, %r5303, %r5304;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5333, %r5309, %r5310;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5339, %r5309, %r5310;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5424, %r5315, %r5316;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5317, %r5315, %r5316;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5320, %r5321, %r5322;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5436, %r5321, %r5322;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5442, %r5327, %r5328;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5448, %r5327, %r5328;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5454, %r5333, %r5334;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5335, %r5333, %r5334;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5463, %r5339, %r5340;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5469, %r5339, %r5340;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5423, %r4466, %r5346;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5352, %r4466, %r5346;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5370, %r4472, %r5352;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5376, %r4472, %r5352;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5369, %r4478, %r5358;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5364, %r4478, %r5358;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5375, %r4484, %r5364;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5468, %r4484, %r5364;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5400, %r5369, %r5370;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5406, %r5369, %r5370;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5412, %r5375, %r5376;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5418, %r5375, %r5376;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5399, %r4502, %r5382;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5388, %r4502, %r5382;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5394, %r4508, %r5388;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5417, %r4508, %r5388;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5405, %r4514, %r5394;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5411, %r4514, %r5394;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5398, %r5399, %r5400;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5401, %r5399, %r5400;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5435, %r5405, %r5406;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5441, %r5405, %r5406;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5447, %r5411, %r5412;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5453, %r5411, %r5412;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5416, %r5417, %r5418;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5462, %r5417, %r5418;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5694, %r5423, %r5424;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5700, %r5423, %r5424;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5706, %r5398, %r5317;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5431, %r5401, %r5320;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5715, %r5435, %r5436;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5721, %r5435, %r5436;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5727, %r5441, %r5442;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5733, %r5441, %r5442;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5739, %r5447, %r5448;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5745, %r5447, %r5448;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5751, %r5453, %r5454;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5455, %r5453, %r5454;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5458, %r5416, %r5335;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5763, %r5462, %r5463;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5769, %r5462, %r5463;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5775, %r5468, %r5469;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5470, %r5468, %r5469;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5693, %r4595, %r5475;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5481, %r4595, %r5475;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5499, %r4601, %r5481;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5505, %r4601, %r5481;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5498, %r4607, %r5487;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5493, %r4607, %r5487;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5504, %r4613, %r5493;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5562, %r4613, %r5493;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5497, %r5498, %r5499;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5544, %r5498, %r5499;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5550, %r5504, %r5505;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5556, %r5504, %r5505;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5509, %r4631, %r5511;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5517, %r4631, %r5511;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5529, %r4637, %r5517;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5535, %r4637, %r5517;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5528, %r4643, %r5523;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5534, %r4643, %r5523;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5543, %r5528, %r5529;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5549, %r5528, %r5529;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5555, %r5534, %r5535;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5561, %r5534, %r5535;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5643, %r5509, %r5497;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5649, %r5543, %r5544;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5655, %r5543, %r5544;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5661, %r5549, %r5550;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5667, %r5549, %r5550;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5554, %r5555, %r5556;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5676, %r5555, %r5556;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5682, %r5561, %r5562;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5688, %r5561, %r5562;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5642, %r4688, %r5568;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5574, %r4688, %r5568;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5592, %r4694, %r5574;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5598, %r4694, %r5574;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5591, %r4700, %r5580;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5586, %r4700, %r5580;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5597, %r4706, %r5586;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5687, %r4706, %r5586;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5590, %r5591, %r5592;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5625, %r5591, %r5592;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5631, %r5597, %r5598;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5637, %r5597, %r5598;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5602, %r4724, %r5604;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5610, %r4724, %r5604;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5616, %r4730, %r5610;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5636, %r4730, %r5610;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5624, %r4736, %r5616;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5630, %r4736, %r5616;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5648, %r5602, %r5590;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5654, %r5624, %r5625;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5660, %r5624, %r5625;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5666, %r5630, %r5631;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5632, %r5630, %r5631;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5675, %r5636, %r5637;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5681, %r5636, %r5637;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5699, %r5642, %r5643;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5705, %r5642, %r5643;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5647, %r5648, %r5649;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5714, %r5648, %r5649;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5720, %r5654, %r5655;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5726, %r5654, %r5655;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5732, %r5660, %r5661;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5738, %r5660, %r5661;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5744, %r5666, %r5667;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5750, %r5666, %r5667;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5671, %r5632, %r5554;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5674, %r5675, %r5676;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5762, %r5675, %r5676;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5768, %r5681, %r5682;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5774, %r5681, %r5682;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5686, %r5687, %r5688;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5689, %r5687, %r5688;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5843, %r5693, %r5694;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5813, %r5693, %r5694;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5873, %r5699, %r5700;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5798, %r5699, %r5700;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5858, %r5705, %r5706;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5825, %r5705, %r5706;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5807, %r5647, %r5431;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5867, %r5714, %r5715;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5834, %r5714, %r5715;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5719, %r5720, %r5721;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5789, %r5720, %r5721;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5849, %r5726, %r5727;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5819, %r5726, %r5727;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5879, %r5732, %r5733;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5804, %r5732, %r5733;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5864, %r5738, %r5739;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5831, %r5738, %r5739;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5743, %r5744, %r5745;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5746, %r5744, %r5745;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5749, %r5750, %r5751;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5822, %r5750, %r5751;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5882, %r5671, %r5455;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5786, %r5674, %r5458;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5846, %r5762, %r5763;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5816, %r5762, %r5763;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5876, %r5768, %r5769;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5801, %r5768, %r5769;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5861, %r5774, %r5775;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5828, %r5774, %r5775;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5779, %r5686, %r5470;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5782, %r5783, %r4248;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5785, %r5786, %r5782;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5788, %r5789, %r5785;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5795, %r5746, %r5779;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5794, %r5795, %r5788;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5797, %r5798, %r4254;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5800, %r5801, %r5797;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5803, %r5804, %r5800;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5806, %r5807, %r5803;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5809, %r5806, %r5794;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5812, %r5813, %r4266;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5815, %r5816, %r5812;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5818, %r5819, %r5815;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5821, %r5822, %r5818;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5824, %r5825, %r4272;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5827, %r5828, %r5824;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5830, %r5831, %r5827;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5833, %r5834, %r5830;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5836, %r5833, %r5821;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5839, %r5836, %r5809;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5842, %r5843, %r4302;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5845, %r5846, %r5842;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5848, %r5849, %r5845;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5855, %r5749, %r5689;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5854, %r5855, %r5848;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5857, %r5858, %r4308;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5860, %r5861, %r5857;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5863, %r5864, %r5860;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5866, %r5867, %r5863;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5869, %r5866, %r5854;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5872, %r5873, %r4320;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5875, %r5876, %r5872;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5878, %r5879, %r5875;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5881, %r5882, %r5878;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5888, %r5719, %r5743;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5887, %r5888, %r5881;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5890, %r5887, %r5869;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5893, %r5890, %r5839;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5896, %r5783, %r5898;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5899, %r5786, %r5896;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5902, %r5789, %r5899;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5905, %r5795, %r5902;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5908, %r5798, %r5910;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5911, %r5801, %r5908;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5914, %r5804, %r5911;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5917, %r5807, %r5914;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5920, %r5917, %r5905;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5923, %r5813, %r5925;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5926, %r5816, %r5923;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5929, %r5819, %r5926;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5932, %r5822, %r5929;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5935, %r5825, %r5937;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5938, %r5828, %r5935;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5941, %r5831, %r5938;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5944, %r5834, %r5941;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5947, %r5944, %r5932;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5950, %r5947, %r5920;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5953, %r5843, %r5955;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5956, %r5846, %r5953;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5959, %r5849, %r5956;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5962, %r5855, %r5959;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5965, %r5858, %r5967;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5968, %r5861, %r5965;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5971, %r5864, %r5968;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5974, %r5867, %r5971;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5977, %r5974, %r5962;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5980, %r5873, %r5982;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5983, %r5876, %r5980;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5986, %r5879, %r5983;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5989, %r5882, %r5986;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5992, %r5888, %r5989;
+	// end inline asm
+	// begin inline asm
+	min.f16x2 %r5995, %r5992, %r5977;
+	// end inline asm
+	// begin inline asm
+	max.f16x2 %r5998, %r5995, %r5950;
+	// end inline asm
+	and.b32  	%r6001, %r2541, 16711935;
+	shl.b32 	%r6002, %r5014, 8;
+	and.b32  	%r6003, %r6002, -16711936;
+	or.b32  	%r97, %r6003, %r6001;
+	and.b32  	%r6004, %r2646, 16711935;
+	shl.b32 	%r6005, %r5119, 8;
+	and.b32  	%r6006, %r6005, -16711936;
+	or.b32  	%r98, %r6006, %r6004;
+	and.b32  	%r6007, %r3420, 16711935;
+	shl.b32 	%r6008, %r5893, 8;
+	and.b32  	%r6009, %r6008, -16711936;
+	or.b32  	%r99, %r6009, %r6007;
+	and.b32  	%r6010, %r3525, 16711935;
+	shl.b32 	%r6011, %r5998, 8;
+	and.b32  	%r6012, %r6011, -16711936;
+	or.b32  	%r100, %r6012, %r6010;
+	add.s32 	%r6013, %r1, 4;
+	setp.gt.s32 	%p105, %r6013, %r170;
+	@%p105 bra 	$L__BB5_50;
+	bra.uni 	$L__BB5_49;
+$L__BB5_50:
+	st.global.u32 	[%rd5], %r97;
+	or.b32  	%r6014, %r1, 1;
+	setp.ge.s32 	%p106, %r6014, %r170;
+	@%p106 bra 	$L__BB5_52;
+	st.global.u32 	[%rd5+4], %r98;
+$L__BB5_52:
+	or.b32  	%r6015, %r1, 2;
+	setp.ge.s32 	%p107, %r6015, %r170;
+	@%p107 bra 	$L__BB5_54;
+	st.global.u32 	[%rd5+8], %r99;
+$L__BB5_54:
+	or.b32  	%r6016, %r1, 3;
+	setp.ge.s32 	%p108, %r6016, %r170;
+	@%p108 bra 	$L__BB5_85;
+	st.global.u32 	[%rd5+12], %r100;
+	bra.uni 	$L__BB5_85;
+$L__BB5_49:
+	st.global.v4.u32 	[%rd5], {%r97, %r98, %r99, %r100};
+$L__BB5_85:
 	ret;
 
 }

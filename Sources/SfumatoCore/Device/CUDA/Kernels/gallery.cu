@@ -143,9 +143,9 @@ SF_INLINE u32 sf_max(u32 a, u32 b) { return sf_maxu(a, b); }
 //   vertical:   word = (byte * w0) >> 8 + Σk ((a + b) * pair[k]) >> 9
 //               (the CPU's mulhi(byte << 8, w0) and mulhi(avg(a << 8, b << 8), pair[k]));
 //   horizontal: acc = 128 + (m * w0) >> 16 + Σk (((l + r + 1) >> 1) * pair[k]) >> 16, byte = acc >> 8.
-// Computed here as multiply-highs of 16-bit lanes: mulhi(s << 16, pair << 7) = (s * pair) >> 9 and
-// mulhi(avg << 16, pair) = (avg * pair) >> 16, the pair sums of two channels at once in the 16-bit
-// lanes of a word, the rounding averages as (l | r) - ((l ^ r) >> 1).
+// The pair sums (vertical) and rounding averages (l | r) - ((l ^ r) >> 1) (horizontal) are taken
+// for two channels at once in the 16-bit lanes of a word; the terms are added as described at
+// SF_GAUSS_VMODE below. Both passes are bound by instruction issue (docs/GPU-KERNELS.md, Speed).
 //
 // With `interpolate` (the CPU's `interpolatesRows`, sigma >= 8) only the rows even in image
 // coordinates are filtered (`parity` = the image's first row's y & 1, 0 for a photo), and an odd
@@ -781,29 +781,30 @@ SF_KERNEL sfumato_median3(const u8* src, u8* dst, int width, int height, int pit
     sf_store4_gray(d, x0, width, out);
 }
 
-// The medians of four neighbouring n x n windows (n = 5 or 7) at x0 ... x0 + 3 on row y: each of
-// the n + 3 columns loaded (plain loads when the windows lie inside the image) and sorted, then the
-// network. RGBA halves (`half` 0: R, B; 1: G, A) as f16x2 lanes, or grey bytes.
-template <int N, typename T>
-SF_INLINE void sf_median_net_block(const u8* src, int x0, int y, int width, int height, int pitch, int channels, int edge,
-                                   int half, T (&out)[4]) {
+// The n x n medians (n = 5 or 7) of four neighbouring outputs x0 ... x0 + 3 on row y, per half
+// (`half` 0: R, B; 1: G, A) of RGBA pixels: each of the n + 3 columns loaded and sorted, then the
+// network. (Loading the columns through the edge rule everywhere measured faster than a separate
+// route for windows inside the image: that one needs more registers.)
+template <int N>
+SF_INLINE void sf_median_net_rgba(const u8* src, int x0, int y, int width, int height, int pitch, int edge, int half, SfH2 (&out)[4]) {
     const int r = N / 2;
-    const bool inside = sf_inside(x0, y, r, 3 + r, r, r, width, height);
-    const u8* corner = src + (u32)(inside ? y - r : 0) * (u32)pitch + (u32)(inside ? x0 - r : 0) * (u32)channels;
-    T c[N + 3][N];
-    #pragma unroll
+    SfH2 c[N + 3][N];
     for (int col = 0; col < N + 3; col++) {
-        #pragma unroll
         for (int row = 0; row < N; row++) {
-            u32 p;
-            if (channels == 4) {
-                p = inside ? sf_ld32(corner + row * pitch + 4 * col) : sf_pixel(src, x0 - r + col, y - r + row, width, height, pitch, edge);
-            } else {
-                p = inside ? sf_ld8(corner + row * pitch + col) : sf_byte(src, x0 - r + col, y - r + row, 0, width, height, pitch, 1, edge);
-            }
-            if constexpr (__is_same(T, SfH2)) c[col][row] = T{half == 0 ? sf_even(p) : sf_odd(p)};
-            else c[col][row] = p;
+            const u32 p = sf_pixel(src, x0 - r + col, y - r + row, width, height, pitch, edge);
+            c[col][row].v = half == 0 ? sf_even(p) : sf_odd(p);
         }
+        if constexpr (N == 5) sf_sort5(c[col]); else sf_sort7(c[col]);
+    }
+    if constexpr (N == 5) sf_median5_block(c, out); else sf_median7_block(c, out);
+}
+
+template <int N>
+SF_INLINE void sf_median_net_gray(const u8* src, int x0, int y, int width, int height, int pitch, int edge, u32 (&out)[4]) {
+    const int r = N / 2;
+    u32 c[N + 3][N];
+    for (int col = 0; col < N + 3; col++) {
+        for (int row = 0; row < N; row++) c[col][row] = sf_byte(src, x0 - r + col, y - r + row, 0, width, height, pitch, 1, edge);
         if constexpr (N == 5) sf_sort5(c[col]); else sf_sort7(c[col]);
     }
     if constexpr (N == 5) sf_median5_block(c, out); else sf_median7_block(c, out);
@@ -815,20 +816,17 @@ SF_INLINE void sf_median_net(const u8* src, u8* dst, int width, int height, int 
     if (x0 >= width || y >= height) return;
     u8* d = dst + sf_at(x0, y, pitch, channels);
     if (channels == 4) {
-        // One network body for both halves (R, B then G, A), each result's bytes put in place.
-        u32 px[4] = {0, 0, 0, 0};
-        #pragma unroll 1
-        for (int half = 0; half < 2; half++) {
-            SfH2 o[4];
-            sf_median_net_block<N>(src, x0, y, width, height, pitch, channels, edge, half, o);
-            #pragma unroll
-            for (int t = 0; t < 4; t++) px[t] |= (o[t].v & 0x00FF00FFu) << (8 * half);
-        }
+        SfH2 oe[4], oo[4];
+        sf_median_net_rgba<N>(src, x0, y, width, height, pitch, edge, 0, oe);
+        sf_median_net_rgba<N>(src, x0, y, width, height, pitch, edge, 1, oo);
+        u32 px[4];
+        #pragma unroll
+        for (int t = 0; t < 4; t++) px[t] = sf_join(oe[t].v, oo[t].v);
         sf_store4(d, x0, width, px);
         return;
     }
     u32 out[4];
-    sf_median_net_block<N>(src, x0, y, width, height, pitch, channels, edge, 0, out);
+    sf_median_net_gray<N>(src, x0, y, width, height, pitch, edge, out);
     sf_store4_gray(d, x0, width, out);
 }
 
