@@ -87,16 +87,23 @@ final class _CUDAContext: @unchecked Sendable {
     // MARK: - Modules
 
     /// The function `entry` of the module compiled from `ptx`, compiling it only the first time
-    /// this text is seen in the process.
-    func function(_ entry: String, in ptx: String) throws -> OpaquePointer {
-        let module = try modules.module(for: ptx) { text in try load(text) }
-        let key = "\(entry)@\(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(module))))"
+    /// this text is seen in the process. `key` names the text cheaply (a kernel's shape, say):
+    /// the lookup on every launch then hashes a few bytes, not the text (the gallery's is
+    /// 565 KB), and the text is made only on a miss.
+    func function(_ entry: String, key: String, in ptx: () -> String) throws -> OpaquePointer {
+        let name = "\(key)/\(entry)"
         lock.lock()
-        defer { lock.unlock() }
-        if let f = functions[key] { return f }
+        if let f = functions[name] {
+            lock.unlock()
+            return f
+        }
+        lock.unlock()
+        let module = try modules.module(for: ptx()) { text in try load(text) }
         var f: OpaquePointer?
         try driver.check(driver.cuModuleGetFunction(&f, module, entry), "finding kernel \(entry)")
-        functions[key] = f!
+        lock.lock()
+        functions[name] = f!
+        lock.unlock()
         return f!
     }
 

@@ -127,7 +127,7 @@ extension _CUDARoute {
         } else {
             throw SfumatoError.unsupported("CUDA: the point program has no 8-bit tables")
         }
-        let f = try context.function(_PointKernelPTX.entry, in: _PointKernelPTX.text(for: [shape]))
+        let f = try context.function(_PointKernelPTX.entry, key: "point-\(shape)") { _PointKernelPTX.text(for: [shape]) }
         let quads = max(count / 4, 1)
         let shared = _PointKernelPTX.sharedBytes(for: [shape])
         // A table in shared memory is copied by every block: then a few blocks a multiprocessor,

@@ -17,7 +17,7 @@ enum _GalleryLaunch {
     }
 
     private static func function(_ name: String, _ context: _CUDAContext) throws -> OpaquePointer {
-        try context.function(name, in: _GalleryPTX.text)
+        try context.function(name, key: "gallery") { _GalleryPTX.text }
     }
 
     private static func ceil(_ a: Int, _ b: Int) -> Int { (a + b - 1) / b }
