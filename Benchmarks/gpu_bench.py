@@ -83,7 +83,6 @@ def peers(image_u8, cp, ndi, torch):
     """Times of the fastest form each peer has, per Sfumato case name."""
     h, w, _ = image_u8.shape
     rgba = cp.asarray(image_u8)
-    rgb = cp.ascontiguousarray(rgba[:, :, :3])
     gray = cp.ascontiguousarray(rgba[:, :, 0])
     out = {}
 

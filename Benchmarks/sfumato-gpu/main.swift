@@ -75,11 +75,12 @@ let cases: [Case] =
         Case(name: "gaussian 2 + median 3x3", space: .none, steps: ["gaussian-blur:radius=2", "median:diameter=3"]),
         Case(
             name: "PencilController chain, then gaussian 2 + median 3x3 of its result", space: .none, steps: pencil,
-            then: [["gaussian-blur:radius=2", "median:diameter=3"]]),
+            then: [["gaussian-blur:radius=2", "median:diameter=3"]])
     ]
     + GalleryPreset.all.dropFirst().filter { !$0.needsReference }.map { p in
-        Case(name: "gallery: \(p.name)", space: .none, steps: ["preset:\(p.slug)"], tolerance: p.slug == "gaussian-blur" ? 2 : 0,
-             why: p.slug == "gaussian-blur" ? edge : "")
+        Case(
+            name: "gallery: \(p.name)", space: .none, steps: ["preset:\(p.slug)"], tolerance: p.slug == "gaussian-blur" ? 2 : 0,
+            why: p.slug == "gaussian-blur" ? edge : "")
     }
 
 func load(_ args: ArraySlice<String>) throws -> Image {
@@ -104,7 +105,10 @@ func now() -> Double {
 /// Compares every case's GPU render with its CPU render; false if any exceeds its tolerance.
 func check(_ photo: Image) -> Bool {
     print("device: \(RenderDevice.cuda.availability)")
-    print(String(format: "%-48@ %-7@ %9@ %12@ %5@  %@", "case" as NSString, "space" as NSString, "max diff" as NSString, "bytes off" as NSString, "tol" as NSString, "result" as NSString))
+    print(
+        String(
+            format: "%-48@ %-7@ %9@ %12@ %5@  %@", "case" as NSString, "space" as NSString, "max diff" as NSString, "bytes off" as NSString, "tol" as NSString,
+            "result" as NSString))
     var ok = true
     for c in cases {
         do {
@@ -122,7 +126,10 @@ func check(_ photo: Image) -> Bool {
             }
             let pass = worst <= c.tolerance
             ok = ok && pass
-            print(String(format: "%-48@ %-7@ %9d %12d %5d  %@", c.name as NSString, "\(c.space)" as NSString, worst, off, c.tolerance, (pass ? "ok" : "FAIL") + (c.why.isEmpty ? "" : " (\(c.why))") as NSString))
+            print(
+                String(
+                    format: "%-48@ %-7@ %9d %12d %5d  %@", c.name as NSString, "\(c.space)" as NSString, worst, off, c.tolerance,
+                    (pass ? "ok" : "FAIL") + (c.why.isEmpty ? "" : " (\(c.why))") as NSString))
         } catch {
             ok = false
             print("\(c.name): FAIL \(error)")

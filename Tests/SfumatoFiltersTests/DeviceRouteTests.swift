@@ -10,7 +10,7 @@ import XCTest
 final class DeviceRouteTests: XCTestCase {
     let pencil: [any Filter] = [
         HueAdjust(angle: 1), ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2), ExposureAdjust(ev: 0.5),
-        GammaAdjust(power: 1.5),
+        GammaAdjust(power: 1.5)
     ]
 
     func photo() throws -> Image {
@@ -48,7 +48,7 @@ final class DeviceRouteTests: XCTestCase {
         let expected: [String: String] = [
             "gaussian-blur": "gaussian", "median": "median", "dilate-bokeh": "probe", "morphology-closing": "rectangle",
             "histogram-equalization": "histogram", "laplacian": "convolution", "sobel": "sobel", "convolution-emboss": "convolution",
-            "convolution-sharpen": "convolution",
+            "convolution-sharpen": "convolution"
         ]
         for preset in GalleryPreset.all where expected[preset.slug] != nil {
             let r = try route(preset.apply(to: p, reference: nil), .none)

@@ -92,8 +92,8 @@ def run(channels):
         def horiz():
             k('sfumato_gaussian_horizontal')((cdiv(W * c, 512), cdiv(H, 32), 1), b32,
                                              (words, dst, i32(W), i32(H), i32(pitch), i32(c), i32(edge), wts, i32(r), i32(interp), i32(0)))
-        a = timed(f'{tag} gaussian sigma {sigma} (r {r}{", interp" if interp else ""}) vertical', vert)
-        b = timed(f'{tag} gaussian sigma {sigma} horizontal', horiz)
+        timed(f'{tag} gaussian sigma {sigma} (r {r}{", interp" if interp else ""}) vertical', vert)
+        timed(f'{tag} gaussian sigma {sigma} horizontal', horiz)
         timed(f'{tag} gaussian sigma {sigma} both passes', lambda: (vert(), horiz()))
         if not interp:
             timed(f'{tag} gaussian sigma {sigma} fused (sfumato_gaussian)', lambda: k('sfumato_gaussian')(

@@ -202,7 +202,6 @@ def run_gray(tag, base_png, grey):
     compare(f'{tag} area-max 9x5', apply('area-max:width=9,height=5'), gpu('rect', 9, 5, 1))
     compare(f'{tag} area-min 4x7', apply('area-min:width=4,height=7'), gpu('rect', 4, 7, 0))
     compare(f'{tag} closing 9x9', apply('closing:width=9,height=9'), gpu('closing', 9, 9))
-    disc = os.path.join(WORK, 'gallery-grey')
     probe = [0.5, 0.2, 0.5, 0.2, 0, 0.2, 0.5, 0.2, 0.5]
     compare(f'{tag} erode general probe', apply('erode:width=3,height=3,probe=[' + ' '.join(map(str, probe)) + ']'),
             gpu('probe', 3, 3, 0, *probe))
@@ -232,7 +231,7 @@ def run_chained(tag, base_png, straight):
         blurred = gpu_raw('gaussian', src, sigma, 1)
         first = f'gaussian-blur:radius={sigma},edges=zero'
 
-        def gpu(cmd, *args):
+        def gpu(cmd, *args, blurred=blurred):
             return png.unpremultiply(raw_read(gpu_raw(cmd, blurred, *args)))
 
         name = f'{tag} after zero-edge gaussian {sigma}:'

@@ -94,7 +94,9 @@ extension RenderContext {
         let context = try _CUDAContext.shared.get()
         let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads)
         let route: _CUDARoute
-        do { route = try _CUDARoute.lower(plan, rect: image.extent, tileWidth: tileWidth(plan, image.extent)) } catch { throw SfumatoError.unsupported("cannot render on the GPU: \(error)") }
+        do { route = try _CUDARoute.lower(plan, rect: image.extent, tileWidth: tileWidth(plan, image.extent)) } catch {
+            throw SfumatoError.unsupported("cannot render on the GPU: \(error)")
+        }
         context.renderLock.lock()
         defer { context.renderLock.unlock() }
         try context.enter()

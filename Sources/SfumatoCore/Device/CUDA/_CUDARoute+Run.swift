@@ -99,7 +99,7 @@ extension _CUDARoute {
         var arguments: [_CUDAContext.Argument] = [
             .pointer(buffers.current.address), .pointer(buffers.spare.address), .int32(Int32(count)),
             .int32(Int32(buffers.width)), .int32(Int32(tileWidth)),
-            .int32(tileWidth % 4 != 0 || buffers.width % tileWidth % 4 != 0 ? 1 : 0), .int32(Int32(buffers.pitch / 4)),
+            .int32(tileWidth % 4 != 0 || buffers.width % tileWidth % 4 != 0 ? 1 : 0), .int32(Int32(buffers.pitch / 4))
         ]
         let shape: _PointKernelPTX.Step
         if let lut = p.lut {
@@ -112,7 +112,7 @@ extension _CUDARoute {
             let (c0, c1, c2, c3) = m.columns
             let rows: [Float] = [
                 c0.x * toSteps, c1.x * toSteps, c2.x * toSteps, c3.x * n, c0.y * toSteps, c1.y * toSteps, c2.y * toSteps, c3.y * n,
-                c0.z * toSteps, c1.z * toSteps, c2.z * toSteps, c3.z * n,
+                c0.z * toSteps, c1.z * toSteps, c2.z * toSteps, c3.z * n
             ]
             arguments += rows.map { .float($0) }
             let levels = p.tailLinear ? SRGB.decodedByte : UnsafePointer(_CUDARoute.byteValues)

@@ -102,13 +102,17 @@ struct _CUDARoute {
         for step in steps {
             switch step {
             case .point(let p):
-                lines.append("kernel sfumato_point (\(p.lut != nil ? "a table per channel" : "fixed-point matrix, then a table per channel")): \(p.program.names.joined(separator: " + "))")
+                lines.append(
+                    "kernel sfumato_point (\(p.lut != nil ? "a table per channel" : "fixed-point matrix, then a table per channel")): \(p.program.names.joined(separator: " + "))"
+                )
             case .pixel(_, let name):
                 lines.append("kernel sfumato_threshold: \(name)")
             case .neighborhood(let k, let clamp, let name):
                 lines.append("kernel \(_GalleryLaunch.entries(for: k).joined(separator: " + ")): \(name), edges \(clamp ? "clamped" : "transparent")")
             case .histogram(let h, let references):
-                lines.append("kernel sfumato_histogram over the image\(references.isEmpty ? "" : " and \(references.count) reference(s)"), then \(h.mapping.name)'s tables: kernel sfumato_point")
+                lines.append(
+                    "kernel sfumato_histogram over the image\(references.isEmpty ? "" : " and \(references.count) reference(s)"), then \(h.mapping.name)'s tables: kernel sfumato_point"
+                )
             }
         }
         lines.append("download once")

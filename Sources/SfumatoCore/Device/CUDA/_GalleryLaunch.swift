@@ -112,7 +112,7 @@ enum _GalleryLaunch {
                 [
                     .pointer(buffers.current.address), .pointer(buffers.spare.address), .int32(Int32(buffers.width)),
                     .int32(Int32(buffers.height)), .int32(Int32(buffers.pitch)), .int32(4), .float(weights.x), .float(weights.y),
-                    .float(weights.z), .float(threshold), .int32(on), .int32(0),
+                    .float(weights.z), .float(threshold), .int32(on), .int32(0)
                 ], name: "sfumato_threshold")
         }
         buffers.swap()
@@ -125,7 +125,7 @@ enum _GalleryLaunch {
             block: (256, 1, 1),
             [
                 .pointer(buffers.current.address), .int32(Int32(buffers.width)), .int32(Int32(buffers.height)),
-                .int32(Int32(buffers.pitch)), .int32(4), .pointer(counts.address),
+                .int32(Int32(buffers.pitch)), .int32(4), .pointer(counts.address)
             ], name: "sfumato_histogram")
     }
 }

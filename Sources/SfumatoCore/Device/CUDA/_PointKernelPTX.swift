@@ -38,7 +38,7 @@ enum _PointKernelPTX {
         precondition(!steps.isEmpty, "a point kernel needs a step")
         var params = [
             ".param .u64 src", ".param .u64 dst", ".param .u32 count", ".param .u32 width", ".param .u32 tileWidth",
-            ".param .u32 ragged", ".param .u32 rowPixels",
+            ".param .u32 ragged", ".param .u32 rowPixels"
         ]
         var shared: [String] = []
         var setup: [String] = []
@@ -54,7 +54,7 @@ enum _PointKernelPTX {
                     "setp.lt.u32 %p2, %r4, 192;", "@!%p2 bra SKIP\(i);",
                     "mul.wide.u32 %rd31, %r4, 4;", "add.u64 %rd32, %rd30, %rd31;", "ld.global.nc.u32 %r20, [%rd32];",
                     "mov.u32 %r21, lut\(i);", "mad.lo.u32 %r21, %r4, 4, %r21;", "st.shared.u32 [%r21], %r20;",
-                    "SKIP\(i):",
+                    "SKIP\(i):"
                 ]
             case .matrixTail:
                 params += (0..<12).map { ".param .f32 m\(i)_\($0)" }
@@ -70,7 +70,7 @@ enum _PointKernelPTX {
                     "TAILCOPY\(i):", "setp.ge.u32 %p2, %r22, \(tailBytes / 4);", "@%p2 bra TAILDONE\(i);",
                     "mul.wide.u32 %rd31, %r22, 4;", "add.u64 %rd32, %rd30, %rd31;", "ld.global.nc.u32 %r20, [%rd32];",
                     "mov.u32 %r21, tables;", "add.u32 %r21, %r21, \(tailOffset);", "mad.lo.u32 %r21, %r22, 4, %r21;",
-                    "st.shared.u32 [%r21], %r20;", "add.u32 %r22, %r22, %r3;", "bra TAILCOPY\(i);", "TAILDONE\(i):",
+                    "st.shared.u32 [%r21], %r20;", "add.u32 %r22, %r22, %r3;", "bra TAILCOPY\(i);", "TAILDONE\(i):"
                 ]
                 tailOffset += tailBytes
             }
@@ -80,7 +80,7 @@ enum _PointKernelPTX {
             "ld.param.u64 %rd1, [src];", "ld.param.u64 %rd2, [dst];", "ld.param.u32 %r1, [count];",
             "ld.param.u32 %r8, [width];", "ld.param.u32 %r9, [tileWidth];", "ld.param.u32 %r19, [ragged];", "ld.param.u32 %r23, [rowPixels];",
             "cvta.to.global.u64 %rd1, %rd1;", "cvta.to.global.u64 %rd2, %rd2;",
-            "mov.u32 %r2, %ctaid.x;", "mov.u32 %r3, %ntid.x;", "mov.u32 %r4, %tid.x;", "mov.u32 %r5, %nctaid.x;",
+            "mov.u32 %r2, %ctaid.x;", "mov.u32 %r3, %ntid.x;", "mov.u32 %r4, %tid.x;", "mov.u32 %r5, %nctaid.x;"
         ]
         body += setup
         body += [
@@ -91,7 +91,7 @@ enum _PointKernelPTX {
             "mov.u32 %r11, %r6;",
             "QUAD:", "setp.ge.u32 %p1, %r11, %r10;", "@%p1 bra REST;",
             "mul.wide.u32 %rd3, %r11, 16;", "add.u64 %rd4, %rd1, %rd3;", "add.u64 %rd5, %rd2, %rd3;",
-            "ld.global.nc.v4.u32 {%r12, %r13, %r14, %r15}, [%rd4];",
+            "ld.global.nc.v4.u32 {%r12, %r13, %r14, %r15}, [%rd4];"
         ]
         for k in 0..<4 {
             body.append("shl.b32 %r16, %r11, 2;")
@@ -106,7 +106,7 @@ enum _PointKernelPTX {
             "REST:", "and.b32 %r18, %r1, 3;", "setp.ge.u32 %p1, %r6, %r18;", "@%p1 bra DONE;",
             "shl.b32 %r16, %r10, 2;", "add.u32 %r16, %r16, %r6;",
             "mul.wide.u32 %rd3, %r16, 4;", "add.u64 %rd4, %rd1, %rd3;", "add.u64 %rd5, %rd2, %rd3;",
-            "ld.global.nc.u32 %r12, [%rd4];",
+            "ld.global.nc.u32 %r12, [%rd4];"
         ]
         body += pixel(input: "%r12", index: "%r16", steps: steps, labels: &labels)
         body += ["st.global.u32 [%rd5], %r17;", "DONE:", "ret;"]
@@ -145,7 +145,7 @@ enum _PointKernelPTX {
                 for c in 0..<3 {
                     code += [
                         "mov.u32 %r43, lut\(i);", "add.u32 %r43, %r43, %r\(40 + c);",
-                        "ld.shared.u8 %r\(40 + c), [%r43+\(c * 256)];",
+                        "ld.shared.u8 %r\(40 + c), [%r43+\(c * 256)];"
                     ]
                 }
             case .matrixTail:
@@ -156,7 +156,7 @@ enum _PointKernelPTX {
         }
         code += [
             "and.b32 %r17, \(input), 0xFF000000;", "shl.b32 %r41, %r41, 8;", "shl.b32 %r42, %r42, 16;",
-            "or.b32 %r17, %r17, %r40;", "or.b32 %r17, %r17, %r41;", "or.b32 %r17, %r17, %r42;",
+            "or.b32 %r17, %r17, %r40;", "or.b32 %r17, %r17, %r41;", "or.b32 %r17, %r17, %r42;"
         ]
         return code
     }
@@ -177,7 +177,7 @@ enum _PointKernelPTX {
             "mad.lo.u32 %r55, %r40, 4, %r54;", "ld.shared.f32 %f1, [%r55];",
             "mad.lo.u32 %r55, %r41, 4, %r54;", "ld.shared.f32 %f2, [%r55];",
             "mad.lo.u32 %r55, %r42, 4, %r54;", "ld.shared.f32 %f3, [%r55];",
-            "ld.param.f32 %f9, [top\(i)];",
+            "ld.param.f32 %f9, [top\(i)];"
         ]
         for o in 0..<3 {
             code += [
@@ -187,7 +187,7 @@ enum _PointKernelPTX {
                 "mul.rn.f32 %f11, %f6, %f3;", "add.rn.f32 %f10, %f10, %f11;", "add.rn.f32 %f10, %f10, %f7;",
                 "add.rn.f32 %f10, %f10, 0f4B400000;", "max.f32 %f10, %f10, 0f4B400000;", "min.f32 %f10, %f10, %f9;",
                 "mov.b32 %r56, %f10;", "sub.u32 %r56, %r56, 0x4B400000;",
-                "add.u32 %r56, %r56, %r24;", "ld.shared.u8 %r\(60 + o), [%r56+\(o * 16385)];",
+                "add.u32 %r56, %r56, %r24;", "ld.shared.u8 %r\(60 + o), [%r56+\(o * 16385)];"
             ]
         }
         code += ["bra \(label)_END;", "\(label)_FIXED:"]
@@ -196,7 +196,7 @@ enum _PointKernelPTX {
             "ld.param.u64 %rd22, [fixed\(i)];", "cvta.to.global.u64 %rd22, %rd22;",
             "mul.wide.u32 %rd23, %r40, 4;", "add.u64 %rd23, %rd22, %rd23;",
             "mul.wide.u32 %rd24, %r41, 4;", "add.u64 %rd24, %rd22, %rd24;",
-            "mul.wide.u32 %rd25, %r42, 4;", "add.u64 %rd25, %rd22, %rd25;",
+            "mul.wide.u32 %rd25, %r42, 4;", "add.u64 %rd25, %rd22, %rd25;"
         ]
         for o in 0..<3 {
             let base = 3 * o * 256 * 4
@@ -205,7 +205,7 @@ enum _PointKernelPTX {
                 "ld.global.nc.s32 %r59, [%rd25+\(base + 2048)];", "ld.global.nc.s32 %r56, [%rd22+\((9 * 256 + o) * 4)];",
                 "add.s32 %r56, %r56, %r57;", "add.s32 %r56, %r56, %r58;", "add.s32 %r56, %r56, %r59;",
                 "shr.s32 %r56, %r56, 4;", "max.s32 %r56, %r56, 0;", "min.s32 %r56, %r56, 16384;",
-                "add.u32 %r56, %r56, %r24;", "ld.shared.u8 %r\(60 + o), [%r56+\(o * 16385)];",
+                "add.u32 %r56, %r56, %r24;", "ld.shared.u8 %r\(60 + o), [%r56+\(o * 16385)];"
             ]
         }
         code += ["\(label)_END:", "mov.u32 %r40, %r60;", "mov.u32 %r41, %r61;", "mov.u32 %r42, %r62;"]
