@@ -103,7 +103,7 @@ struct _CUDARoute {
             switch step {
             case .point(let p):
                 lines.append(
-                    "kernel sfumato_point (\(p.lut != nil ? "a table per channel" : "fixed-point matrix, then a table per channel")): \(p.program.names.joined(separator: " + "))"
+                    "kernel sfumato_point (\(p.lut != nil ? "a table per channel" : "a matrix, then a table per channel")): \(p.program.names.joined(separator: " + "))"
                 )
             case .pixel(_, let name):
                 lines.append("kernel sfumato_threshold: \(name)")

@@ -1,0 +1,45 @@
+/// What the GPU route would do, for tests on machines without a GPU (and for tools that explain
+/// a render). Not a stable interface: `@_spi(DeviceInspection) import SfumatoCore`.
+@_spi(DeviceInspection) public enum DeviceInspection {
+    /// The route's steps for a render of the whole image, as `--explain` prints them (upload,
+    /// each kernel, download), or why the image stays on the CPU.
+    public static func steps(_ image: Image, workingSpace: WorkingSpace) -> Result<[String], DeviceRouteUnavailable> {
+        do {
+            let plan = try _Plan(image, workingSpace: workingSpace, fuse: true)
+            return .success(try _CUDARoute.lower(plan, rect: image.extent, tileWidth: 1024).explanation)
+        } catch let e as _CUDARoute.Unsupported {
+            return .failure(DeviceRouteUnavailable(reason: e.description))
+        } catch {
+            return .failure(DeviceRouteUnavailable(reason: "\(error)"))
+        }
+    }
+
+    /// The texts of the generated point kernels the route would launch, in order.
+    public static func pointKernelTexts(_ image: Image, workingSpace: WorkingSpace) throws -> [String] {
+        let plan = try _Plan(image, workingSpace: workingSpace, fuse: true)
+        let route = try _CUDARoute.lower(plan, rect: image.extent, tileWidth: 1024)
+        return route.steps.compactMap { step in
+            guard case .point(let p) = step else { return nil }
+            return _PointKernelPTX.text(for: [p.lut != nil ? .table : .matrixTail])
+        }
+    }
+
+    /// How many compilations a module cache makes for `texts` in order (each new text once).
+    public static func compilations(_ texts: [String]) -> Int {
+        let cache = _ModuleCache<Int>()
+        var count = 0
+        for t in texts {
+            cache.module(for: t) { _ in
+                count += 1
+                return count
+            }
+        }
+        return count
+    }
+}
+
+/// Why a render has no GPU route.
+@_spi(DeviceInspection) public struct DeviceRouteUnavailable: Error, Sendable {
+    /// In words, as `--explain` prints it.
+    public let reason: String
+}
