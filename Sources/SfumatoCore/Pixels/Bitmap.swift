@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A block of pixels in memory: the input and output of renders, owned and freed by this object.
 ///
@@ -66,11 +67,10 @@ public final class Bitmap: @unchecked Sendable {
         self.baseAddress = memory
     }
 
-    /// Run just before the memory is freed (a GPU device unregisters the pages it locked).
-    let _beforeFree = _Locked<[@Sendable () -> Void]>([])
-
     deinit {
-        for hook in _beforeFree.withLock({ $0 }) { hook() }
+        // A GPU device that locked this bitmap's pages unlocks them first (one atomic load for
+        // every other bitmap: nothing is asked until a device has locked pages at all).
+        if _BitmapFreeObserver.active.load(ordering: .acquiring) { _BitmapFreeObserver.willFree(baseAddress) }
         _PixelMemory.free(baseAddress, byteCount: byteCount)
     }
 
@@ -221,4 +221,21 @@ public func == (lhs: Bitmap, rhs: Bitmap) -> Bool {
     let rowLength = lhs.width * lhs.format.bytesPerPixel
     for y in 0..<lhs.height where memcmp(lhs.row(y), rhs.row(y), rowLength) != 0 { return false }
     return true
+}
+
+/// Who must hear of a bitmap's memory before it is freed (a GPU device unlocking the pages it
+/// locked for transfers), by the memory's address.
+enum _BitmapFreeObserver {
+    static let active = Atomic<Bool>(false)
+    private static let observers = _Locked<[UnsafeMutableRawPointer: @Sendable () -> Void]>([:])
+
+    /// Runs `body` once, just before the bitmap whose memory starts at `base` is freed.
+    static func observe(_ base: UnsafeMutableRawPointer, _ body: @escaping @Sendable () -> Void) {
+        observers.withLock { $0[base] = body }
+        active.store(true, ordering: .releasing)
+    }
+
+    static func willFree(_ base: UnsafeMutableRawPointer) {
+        if let body = observers.withLock({ $0.removeValue(forKey: base) }) { body() }
+    }
 }

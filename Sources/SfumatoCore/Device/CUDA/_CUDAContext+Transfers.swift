@@ -83,12 +83,10 @@ extension _CUDAContext {
         guard (try? enter()) != nil, driver.cuMemHostRegister(bitmap.baseAddress, bitmap.byteCount, 0) == 0 else { return false }
         locked.withLock { _ = $0.insert(key) }
         let base = _UncheckedSendable(bitmap.baseAddress)
-        bitmap._beforeFree.withLock { hooks in
-            hooks.append { [self] in
-                _ = try? enter()
-                _ = driver.cuMemHostUnregister(base.value)
-                locked.withLock { _ = $0.remove(key) }
-            }
+        _BitmapFreeObserver.observe(bitmap.baseAddress) { [self] in
+            _ = try? enter()
+            _ = driver.cuMemHostUnregister(base.value)
+            locked.withLock { _ = $0.remove(key) }
         }
         return true
     }
