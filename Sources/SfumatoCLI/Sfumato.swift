@@ -20,6 +20,7 @@ public enum SfumatoCommand {
           batch     many files: sfumato batch IN... -o OUTDIR [--recipe R.json] [--thumbnail 400x400]
           ink       render a scene of pen strokes (brushes, pressure, tilt, fade)
           doc       documents: new, apply, ink, undo, redo, log, render, check
+          devices   where renders can compute: the CPU, an NVIDIA GPU (or why not)
 
         sfumato COMMAND --help shows each command's options.
         """
@@ -50,6 +51,7 @@ public enum SfumatoCommand {
             case "batch": return try BatchCommand.run(rest, output: output)
             case "doc": try DocCommand.run(rest, output: output)
             case "studio": try StudioCommand.run(rest, output: output)
+            case "devices": try DevicesCommand.run(rest, output: output)
             case "--help", "-h", "help":
                 output.print(usage)
             case "--version":

@@ -127,6 +127,26 @@ struct CommandTests {
         #expect(ev["minimum"] as? Double == -10 && ev["maximum"] as? Double == 10 && ev["default"] as? Double == 0)
     }
 
+    @Test("devices names the CPU and the GPU or why not; --device is checked, and auto renders the CPU's bytes without a GPU")
+    func devices() throws {
+        let r = sfumato("devices")
+        #expect(r.code == 0)
+        #expect(r.out.contains("cpu: CPU"))
+        #expect(r.out.contains("cuda: "))
+        #expect(sfumato("apply", Fixtures.path("rocket.jpg"), "-o", "/tmp/x.png", "--device", "tpu").code == 2)
+        let folder = try Fixtures.temporaryFolder("devices")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cpu = folder.appendingPathComponent("cpu.png").path, auto = folder.appendingPathComponent("auto.png").path
+        let args = ["--working-space", "none", "-f", "median:diameter=5", "-f", "gamma-adjust:power=1.4"]
+        #expect(SfumatoCommand.run(["apply", Fixtures.path("rocket.jpg"), "-o", cpu] + args, output: TextOutput(capture: true)) == 0)
+        let explain = TextOutput(capture: true)
+        #expect(SfumatoCommand.run(["apply", Fixtures.path("rocket.jpg"), "-o", auto, "--device", "auto", "--explain"] + args, output: explain) == 0)
+        #expect(explain.out.contains("device: "))
+        if !RenderDevice.cuda.availability.isAvailable {
+            #expect(Pixels.maxDifference(try ImageIO.read(path: cpu).bitmap, try ImageIO.read(path: auto).bitmap) == 0)
+        }
+    }
+
     @Test("info reports format, size, profile and orientation")
     func info() throws {
         let r = sfumato("info", Fixtures.path("rocket.jpg"), Fixtures.path("camera.png"))

@@ -5,29 +5,44 @@ extension RenderContext {
     /// when it stays on the CPU (`.auto` without a GPU or without a route). `.cuda` throws
     /// instead, saying why.
     func runOnDevice(_ image: Image, rect: Rect, destination: _Target) throws -> Bool {
+        let route: _CUDARoute, context: _CUDAContext
         switch deviceRoute(image, rect: rect, destination: destination) {
-        case .success(let (route, context)):
-            context.renderLock.lock()
-            defer { context.renderLock.unlock() }
-            switch destination {
-            case .memory(let d):
-                try route.render(on: context, into: d.base, rowBytes: d.rowBytes, straight: d.alpha == .straight, owner: d.owner)
-            case .sink(let sink, _, _, let alpha):
-                let rowBytes = route.width * 4
-                let host = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * route.height, alignment: 64)
-                defer { host.deallocate() }
-                try route.render(on: context, into: host, rowBytes: rowBytes, straight: alpha == .straight)
-                var y = 0
-                while y < route.height {
-                    let n = min(options.tileHeight, route.height - y)
-                    try sink.write(rows: host + y * rowBytes, rowBytes: rowBytes, count: n)
-                    y += n
-                }
-            }
-            return true
+        case .success(let found): (route, context) = found
         case .failure(let why):
             if options.device == .cuda { throw SfumatoError.unsupported("cannot render on the GPU: \(why)") }
             return false
+        }
+        // With .auto a failing GPU (out of memory, a driver error) leaves the render to the CPU:
+        // nothing has reached a sink yet, and a bitmap is overwritten whole.
+        func onGPU(_ body: () throws -> Void) throws -> Bool {
+            do {
+                try body()
+                return true
+            } catch is SfumatoError where options.device == .auto {
+                return false
+            }
+        }
+        context.renderLock.lock()
+        defer { context.renderLock.unlock() }
+        switch destination {
+        case .memory(let d):
+            return try onGPU {
+                try route.render(on: context, into: d.base, rowBytes: d.rowBytes, straight: d.alpha == .straight, owner: d.owner)
+            }
+        case .sink(let sink, _, _, let alpha):
+            let rowBytes = route.width * 4
+            let host = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * route.height, alignment: 64)
+            defer { host.deallocate() }
+            guard try onGPU({ try route.render(on: context, into: host, rowBytes: rowBytes, straight: alpha == .straight) }) else {
+                return false
+            }
+            var y = 0
+            while y < route.height {
+                let n = min(options.tileHeight, route.height - y)
+                try sink.write(rows: host + y * rowBytes, rowBytes: rowBytes, count: n)
+                y += n
+            }
+            return true
         }
     }
 

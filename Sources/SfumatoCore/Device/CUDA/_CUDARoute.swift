@@ -41,6 +41,10 @@ struct _CUDARoute {
         guard rect == plan.root.extent, rect == route.source.bounds else {
             throw Unsupported("the region \(rect) is not the whole image \(route.source.bounds)")
         }
+        // The kernels address an image with 32-bit offsets.
+        guard ((rect.width * 4 + 15) & ~15) * rect.height < 1 << 32 else {
+            throw Unsupported("an image of \(rect.width)x\(rect.height) (the GPU kernels take images under 4 GiB)")
+        }
         return route
     }
 
