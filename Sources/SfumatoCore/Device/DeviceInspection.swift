@@ -29,7 +29,7 @@
         let cache = _ModuleCache<Int>()
         var count = 0
         for t in texts {
-            cache.module(for: t) { _ in
+            _ = cache.module(for: t) { _ in
                 count += 1
                 return count
             }

@@ -48,7 +48,7 @@ final class _CUDAContext: @unchecked Sendable {
         device = dev
         var chars = [CChar](repeating: 0, count: 256)
         try d.check(d.cuDeviceGetName(&chars, 255, dev), "cuDeviceGetName")
-        name = String(cString: chars)
+        name = Self.text(chars)
         var major: Int32 = 0, minor: Int32 = 0
         try d.check(d.cuDeviceGetAttribute(&major, 75, dev), "cuDeviceGetAttribute(major)")  // CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR
         try d.check(d.cuDeviceGetAttribute(&minor, 76, dev), "cuDeviceGetAttribute(minor)")
@@ -73,6 +73,11 @@ final class _CUDAContext: @unchecked Sendable {
 
     /// The process's GPU, or why there is none (tried once; the answer is kept).
     static let shared: Result<_CUDAContext, any Error> = Result { try _CUDAContext() }
+
+    /// A C string the driver wrote into `chars` (up to its terminating zero).
+    static func text(_ chars: [CChar]) -> String {
+        String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     /// Makes the context current on the calling thread (each CUDA call needs it there).
     func enter() throws {
@@ -121,7 +126,7 @@ final class _CUDAContext: @unchecked Sendable {
             return ptx.withCString { text in driver.cuModuleLoadDataEx(&m, text, 2, &options, &values) }
         }
         if result != 0 {
-            let detail = String(cString: log).trimmingCharacters(in: .whitespacesAndNewlines)
+            let detail = Self.text(log).trimmingCharacters(in: .whitespacesAndNewlines)
             try driver.check(result, "compiling a kernel module (\(detail.prefix(400)))")
         }
         return m!
