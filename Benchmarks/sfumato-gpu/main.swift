@@ -84,8 +84,10 @@ let cases: [Case] =
     }
 
 func load(_ args: ArraySlice<String>) throws -> Image {
-    guard args.count >= 3, let w = Int(args[args.startIndex + 1]), let h = Int(args[args.startIndex + 2]) else {
-        throw SfumatoError.invalidArgument("usage: sfumato-gpu check|time PHOTO.rgba WIDTH HEIGHT")
+    guard args.count >= 3, let w = Int(args[args.startIndex + 1]), let h = Int(args[args.startIndex + 2]),
+        (1...65536).contains(w), (1...65536).contains(h)
+    else {
+        throw SfumatoError.invalidArgument("usage: sfumato-gpu check|time PHOTO.rgba WIDTH HEIGHT (sides 1...65536)")
     }
     let data = try Data(contentsOf: URL(fileURLWithPath: args[args.startIndex]))
     guard data.count == w * h * 4 else { throw SfumatoError.invalidArgument("\(data.count) bytes is not \(w)x\(h) RGBA8") }

@@ -22,10 +22,8 @@ final class _CUDAContext: @unchecked Sendable {
     private let lock = NSLock()
     /// Image buffers kept between renders (``imageBuffer(bytes:)``).
     let pool = _Locked<[_DeviceBuffer]>([])
-    /// Executors' tables on the device (``table(_:_:_:)``), by executor and name.
-    let tables = _Locked<[String: _OwnedTable]>([:])
     /// Small constant tables by their bytes (``_DeviceBuffer/table(_:_:)``).
-    let constants = _Locked<[(key: [UInt8], buffer: _DeviceBuffer)]>([])
+    let constants = _Locked<[(hash: Int, key: [UInt8], buffer: _DeviceBuffer)]>([])
     /// Pinned host memory for transfers (``stagingBuffer(bytes:)``).
     let staging = _Locked<_PinnedBuffer?>(nil)
     /// Bitmaps whose pages are locked for transfers (``lockPages(of:)``).
@@ -193,15 +191,5 @@ final class _CUDAContext: @unchecked Sendable {
         var ms: Float = 0
         try driver.check(driver.cuEventElapsedTime(&ms, start, end), "cuEventElapsedTime")
         return Double(ms)
-    }
-}
-
-/// A device table and the executor it belongs to, held weakly so the table goes with it.
-final class _OwnedTable {
-    weak var owner: AnyObject?
-    let buffer: _DeviceBuffer
-    init(owner: AnyObject, buffer: _DeviceBuffer) {
-        self.owner = owner
-        self.buffer = buffer
     }
 }

@@ -103,7 +103,7 @@ extension _CUDARoute {
         ]
         let shape: _PointKernelPTX.Step
         if let lut = p.lut {
-            arguments.append(.pointer(try context.table(p, "lut", UnsafeRawBufferPointer(start: lut, count: 3 * 256)).address))
+            arguments.append(.pointer(try _DeviceBuffer.table(context, bytes: UnsafeRawBufferPointer(start: lut, count: 3 * 256)).address))
             shape = .table
         } else if let fixed = p.tailFixed, let (m, tail) = p.matrixTail {
             // The coefficients exactly as mapMatrixTail computes them (in table steps).
@@ -116,12 +116,12 @@ extension _CUDARoute {
             ]
             arguments += rows.map { .float($0) }
             let levels = p.tailLinear ? SRGB.decodedByte : UnsafePointer(_CUDARoute.byteValues)
-            arguments.append(.pointer(try context.table(p, "levels", UnsafeRawBufferPointer(start: levels, count: 256 * 4)).address))
-            arguments.append(.pointer(try context.table(p, "fixed", UnsafeRawBufferPointer(start: fixed, count: (9 * 256 + 3) * 4)).address))
+            arguments.append(.pointer(try _DeviceBuffer.table(context, bytes: UnsafeRawBufferPointer(start: levels, count: 256 * 4)).address))
+            arguments.append(.pointer(try _DeviceBuffer.table(context, bytes: UnsafeRawBufferPointer(start: fixed, count: (9 * 256 + 3) * 4)).address))
             // Padded to the kernel's shared copy (it copies whole words).
             var padded = [UInt8](repeating: 0, count: _PointKernelPTX.tailBytes)
             padded.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: tail, count: 3 * (_PointExec.tailSteps + 1)) }
-            arguments.append(.pointer(try padded.withUnsafeBytes { try context.table(p, "tail", $0) }.address))
+            arguments.append(.pointer(try _DeviceBuffer.table(context, padded).address))
             arguments.append(.float(12_582_912 + n))
             shape = .matrixTail
         } else {
@@ -162,22 +162,7 @@ extension _CUDARoute {
 }
 
 extension _CUDAContext {
-    /// A small table of an executor on the device, uploaded once per executor (a render's plan is
-    /// new each time, so tables follow the recipe's numbers) and kept while the executor lives.
-    func table(_ owner: AnyObject, _ name: String, _ bytes: UnsafeRawBufferPointer) throws -> _DeviceBuffer {
-        let key = "\(ObjectIdentifier(owner).hashValue)/\(name)"
-        if let t = tables.withLock({ $0[key] }), t.owner === owner { return t.buffer }
-        let b = try _DeviceBuffer(self, byteCount: bytes.count)
-        try b.upload(bytes.baseAddress!, count: bytes.count)
-        tables.withLock { tables in
-            tables[key] = _OwnedTable(owner: owner, buffer: b)
-            // Forget tables whose executor is gone (weak owners), keeping the rest.
-            tables = tables.filter { $0.value.owner != nil }
-        }
-        return b
-    }
-
-    /// A device buffer of at least `bytes`, reusing one a previous render gave back (renders of
+    /// A device buffer of exactly `bytes`, reusing one a previous render gave back (renders of
     /// the same size, as a studio's previews, then allocate nothing).
     func imageBuffer(bytes: Int) throws -> _DeviceBuffer {
         if let b = pool.withLock({ pool -> _DeviceBuffer? in

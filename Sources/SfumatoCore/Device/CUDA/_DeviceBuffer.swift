@@ -35,17 +35,22 @@ final class _DeviceBuffer: @unchecked Sendable {
     }
 
     /// A small table of plain values on the device, found by its bytes among the last 64
-    /// uploaded (a Gaussian's weights, a probe's spans), so a repeated render allocates and
-    /// copies nothing.
+    /// uploaded (a Gaussian's weights, a probe's spans, a point program's tables), so a repeated
+    /// render allocates and copies nothing.
     static func table<T>(_ context: _CUDAContext, _ values: [T]) throws -> _DeviceBuffer {
-        let key = values.withUnsafeBytes { [UInt8]($0) }
-        if let b = context.constants.withLock({ $0.first { $0.key == key }?.buffer }) { return b }
+        try values.withUnsafeBytes { try table(context, bytes: $0) }
+    }
+
+    /// ``table(_:_:)`` for raw bytes.
+    static func table(_ context: _CUDAContext, bytes: UnsafeRawBufferPointer) throws -> _DeviceBuffer {
+        let key = [UInt8](bytes), hash = key.hashValue
+        if let b = context.constants.withLock({ $0.first { $0.hash == hash && $0.key == key }?.buffer }) { return b }
         let b = try _DeviceBuffer(context, byteCount: key.count)
         // The stream copies from pageable memory synchronously with respect to the host, so the
-        // array may go once this returns.
+        // bytes may go once this returns.
         try key.withUnsafeBytes { try b.upload($0.baseAddress!, count: $0.count) }
         context.constants.withLock { list in
-            list.append((key, b))
+            list.append((hash, key, b))
             if list.count > 64 { list.removeFirst() }
         }
         return b
