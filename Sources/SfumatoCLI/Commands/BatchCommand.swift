@@ -140,6 +140,11 @@ enum BatchCommand {
             }
             steps += recipeSteps
         }
+        // Batch sizes every output itself (and may decode at a reduced scale): a filter that
+        // moves pixels would be undone or misplaced by that.
+        for step in steps where (try? FilterRegistry.filterType(named: step.name))?.descriptor.category == .geometry {
+            throw CLIError.usage("\(step.name): batch sizes its outputs itself and takes no geometry filter; use sfumato apply")
+        }
         return steps
     }
 

@@ -13,4 +13,6 @@ public enum FilterCategory: String, Sendable, CaseIterable, Codable {
     case histogram = "Histogram"
     /// Combining two images.
     case composite = "Composite"
+    /// Moving pixels: transforms, crops, scaling.
+    case geometry = "Geometry"
 }

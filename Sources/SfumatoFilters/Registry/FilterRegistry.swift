@@ -16,6 +16,8 @@ public enum FilterRegistry {
         MinimumComponent.self, Vibrance.self,
         // Compositing
         SourceOverCompositing.self,
+        // Geometry
+        AffineTransformFilter.self, Crop.self, LanczosScaleTransform.self, StraightenFilter.self, PerspectiveTransform.self,
         // Blur and noise
         GaussianBlur.self, MedianFilter.self,
         // The Metal Performance Shaders gallery set

@@ -1,0 +1,198 @@
+import Foundation
+
+/// Resamples an image through a projective (or affine) map: each output pixel centre is mapped
+/// back into the input and the input is sampled there with a separable kernel, widened by the
+/// local shrink factor on each input axis (the Jacobian of the inverse map), so shrinking filters
+/// instead of aliasing. Outside the input's extent pixels are transparent, as in Core Image:
+/// a finite image gets soft edges; clamp it to its extent first for hard ones.
+struct _WarpKernel: NeighborhoodKernel {
+    let forward: ProjectiveMap
+    let inverse: ProjectiveMap
+    let input: Rect
+    let output: Rect
+    let sampling: Sampling
+    /// The widest widening over the output (the ROI margin and the weight buffers' size).
+    let widest: Double
+    /// k(t) at steps of 1/`tableSteps`, for t in 0...support (cheaper than sin per tap).
+    let table: [Float]
+    static let tableSteps = 1024.0
+    /// No widening past this: a tile of a 1/1024 shrink already reads a million input pixels a row.
+    static let maximumWidening = 1024.0
+
+    /// nil when the map cannot be undone.
+    init?(_ forward: ProjectiveMap, input: Rect, sampling: Sampling) {
+        guard let inverse = forward.inverted else { return nil }
+        self.forward = forward
+        self.inverse = inverse
+        self.input = input
+        self.sampling = sampling
+        output = _WarpKernel.image(of: input, through: forward)
+        // The widening is largest at a corner of the output (w is linear, so the map's local scale
+        // is extreme on the boundary); for an affine map it is the same everywhere.
+        var widest = 1.0
+        if !output.isEmpty {
+            let corners =
+                output.isInfinite
+                ? [(0.0, 0.0)]
+                : [
+                    (Double(output.x), Double(output.y)), (Double(output.maxX), Double(output.y)),
+                    (Double(output.x), Double(output.maxY)), (Double(output.maxX), Double(output.maxY))
+                ]
+            for (x, y) in corners {
+                let (fx, fy) = _WarpKernel.widening(inverse, x: x, y: y)
+                widest = max(widest, fx, fy)
+            }
+        }
+        self.widest = widest
+        let support = sampling.support
+        table = (0...Int(support * _WarpKernel.tableSteps) + 1).map { Float(sampling.weight(Double($0) / _WarpKernel.tableSteps)) }
+    }
+
+    /// The bounding box of `rect` mapped through `t`, rounded out to whole pixels; infinite when
+    /// the rectangle is infinite or reaches behind the viewer.
+    static func image(of rect: Rect, through t: ProjectiveMap) -> Rect {
+        if rect.isEmpty { return .zero }
+        if rect.isInfinite { return .infinite }
+        let pts = [(rect.x, rect.y), (rect.maxX, rect.y), (rect.x, rect.maxY), (rect.maxX, rect.maxY)].map {
+            t.apply(x: Double($0.0), y: Double($0.1))
+        }
+        guard pts.allSatisfy({ $0.w > 1e-9 && $0.x.isFinite && $0.y.isFinite }) else { return .infinite }
+        return _boundingRect(xs: pts.map(\.x), ys: pts.map(\.y))
+    }
+
+    /// How much the inverse map stretches one output pixel along each input axis, at least 1.
+    static func widening(_ inverse: ProjectiveMap, x: Double, y: Double) -> (Double, Double) {
+        let j = inverse.jacobian(x: x, y: y)
+        let fx = (j[0] * j[0] + j[1] * j[1]).squareRoot(), fy = (j[2] * j[2] + j[3] * j[3]).squareRoot()
+        func bounded(_ f: Double) -> Double { f.isFinite ? min(max(f, 1), maximumWidening) : maximumWidening }
+        return (bounded(fx), bounded(fy))
+    }
+
+    var name: String { "warp" }
+    var detail: String {
+        "\(forward.isAffine ? "affine" : "projective") \(forward), \(sampling.rawValue)"
+            + (widest > 1.001 && sampling != .nearest ? ", widened up to \(String(format: "%.3g", widest))x" : "")
+    }
+
+    func outputExtent(forInput extent: Rect) -> Rect { output }
+
+    /// How far past the mapped point the kernel reads, in input pixels.
+    var reach: Int { sampling == .nearest ? 1 : Int((sampling.support * widest).rounded(.up)) + 2 }
+
+    func regionOfInterest(for rect: Rect) -> Rect {
+        let r = rect.intersection(output)
+        let empty = Rect(x: input.isInfinite ? 0 : input.x, y: input.isInfinite ? 0 : input.y, width: 1, height: 1)
+        if r.isEmpty { return empty }
+        var roi = _WarpKernel.image(of: r, through: inverse)
+        if roi.isInfinite {
+            // Part of the rectangle maps behind the viewer: all of a finite input may be needed.
+            guard !input.isInfinite else { return empty }
+            return input
+        }
+        roi = roi.insetBy(dx: -reach, dy: -reach)
+        if !input.isInfinite { roi = roi.intersection(input) }
+        return roi.isEmpty ? empty : roi
+    }
+
+    var supportsBytes: Bool { sampling == .nearest }
+    var supportsGray: Bool { sampling == .nearest }
+
+    /// The input pixel whose square holds the inverse image of output pixel (x, y)'s centre.
+    @inline(__always) private func nearest(_ x: Int, _ y: Int) -> (Int, Int)? {
+        let p = inverse.apply(x: Double(x) + 0.5, y: Double(y) + 0.5)
+        guard p.w > 0, p.x.isFinite, p.y.isFinite, abs(p.x) < 1e15, abs(p.y) < 1e15 else { return nil }
+        return (Int(p.x.rounded(.down)), Int(p.y.rounded(.down)))
+    }
+
+    func apply(input tile: ByteTile, output out: ByteTile, scratch: TileScratch) throws {
+        let n = out.channels
+        let have = tile.rect.intersection(input)
+        for y in out.rect.y..<out.rect.maxY {
+            let row = out.row(y)
+            for x in out.rect.x..<out.rect.maxX {
+                let d = row + (x - out.rect.x) * n
+                if let (sx, sy) = nearest(x, y), have.contains(x: sx, y: sy) {
+                    let s = tile.pointer(x: sx, y: sy)
+                    for k in 0..<n { d[k] = s[k] }
+                } else {
+                    for k in 0..<n { d[k] = 0 }
+                }
+            }
+        }
+    }
+
+    func apply(input tile: FloatTile, output out: FloatTile, scratch: TileScratch) throws {
+        let have = tile.rect.intersection(input)
+        if sampling == .nearest {
+            for y in out.rect.y..<out.rect.maxY {
+                let row = out.row(y)
+                for x in out.rect.x..<out.rect.maxX {
+                    if let (sx, sy) = nearest(x, y), have.contains(x: sx, y: sy) {
+                        row[x - out.rect.x] = tile.pointer(x: sx, y: sy).pointee
+                    } else {
+                        row[x - out.rect.x] = .zero
+                    }
+                }
+            }
+            return
+        }
+        let taps = Int((2 * sampling.support * widest).rounded(.up)) + 3
+        let wx = scratch.buffer(of: Float.self, count: taps), wy = scratch.buffer(of: Float.self, count: taps)
+        let support = sampling.support
+        let affine = forward.isAffine
+        let (ax, ay) = affine ? _WarpKernel.widening(inverse, x: 0, y: 0) : (1, 1)
+        table.withUnsafeBufferPointer { k in
+            let limit = k.count - 1
+            // Fills w[0...] with the kernel's weights for centres first...last around u, widened by f; returns their sum.
+            @inline(__always) func weights(_ w: UnsafeMutablePointer<Float>, _ u: Double, _ f: Double) -> (Int, Int, Float) {
+                let r = support * f
+                let first = Int((u - r).rounded(.up)), last = Int((u + r).rounded(.down))
+                var sum: Float = 0
+                let step = _WarpKernel.tableSteps / f
+                for j in first...max(first, last) {
+                    let i = min(Int((abs(Double(j) - u) * step).rounded()), limit)
+                    w[j - first] = k[i]
+                    sum += k[i]
+                }
+                return (first, max(first, last), sum)
+            }
+            for y in out.rect.y..<out.rect.maxY {
+                let row = out.row(y)
+                for x in out.rect.x..<out.rect.maxX {
+                    let cx = Double(x) + 0.5, cy = Double(y) + 0.5
+                    let p = inverse.apply(x: cx, y: cy)
+                    guard p.w > 0, abs(p.x) < 1e12, abs(p.y) < 1e12 else { row[x - out.rect.x] = .zero; continue }
+                    let (fx, fy) = affine ? (ax, ay) : _WarpKernel.widening(inverse, x: cx, y: cy)
+                    let u = p.x - 0.5, v = p.y - 0.5
+                    let (x0, x1, sx) = weights(wx, u, min(fx, widest))
+                    let (y0, y1, sy) = weights(wy, v, min(fy, widest))
+                    let lo = max(x0, have.x), hi = min(x1, have.maxX - 1)
+                    var acc = SIMD4<Float>.zero
+                    let top = max(y0, have.y), bottom = min(y1, have.maxY - 1)
+                    if lo <= hi && top <= bottom {
+                        for i in top...bottom {
+                            let src = tile.row(i) - tile.rect.x
+                            var line = SIMD4<Float>.zero
+                            for j in lo...hi { line += src[j] * wx[j - x0] }
+                            acc += line * wy[i - y0]
+                        }
+                    }
+                    let norm = sx * sy
+                    row[x - out.rect.x] = norm > 0 ? acc / norm : .zero
+                }
+            }
+        }
+    }
+}
+
+/// The smallest whole-pixel rectangle holding the points, kept within a range whose areas do not
+/// overflow (a hostile transform can send corners to 1e300).
+func _boundingRect(xs: [Double], ys: [Double]) -> Rect {
+    let limit = Double(1 << 30)
+    // Values a rounding error away from a whole pixel (cos(pi / 2)) count as that pixel.
+    func snapped(_ v: Double) -> Double { abs(v - v.rounded()) < 1e-6 ? v.rounded() : v }
+    func bound(_ v: Double) -> Int { Int(min(max(v, -limit), limit)) }
+    let x0 = bound(snapped(xs.min()!).rounded(.down)), x1 = bound(snapped(xs.max()!).rounded(.up))
+    let y0 = bound(snapped(ys.min()!).rounded(.down)), y1 = bound(snapped(ys.max()!).rounded(.up))
+    return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+}
