@@ -15,7 +15,19 @@ public enum FilterRegistry {
         SepiaTone.self, ColorMonochrome.self, ColorPosterize.self, ColorClamp.self, ColorPolynomial.self, MaximumComponent.self,
         MinimumComponent.self, Vibrance.self,
         // Compositing
-        SourceOverCompositing.self,
+        SourceOverCompositing.self, SourceAtopCompositing.self, SourceInCompositing.self, SourceOutCompositing.self, MultiplyCompositing.self,
+        BlendWithMask.self,
+        BlendModeFilter<MultiplyBlendMode>.self, BlendModeFilter<ScreenBlendMode>.self, BlendModeFilter<OverlayBlendMode>.self,
+        BlendModeFilter<SoftLightBlendMode>.self,
+        BlendModeFilter<HardLightBlendMode>.self, BlendModeFilter<DarkenBlendMode>.self, BlendModeFilter<LightenBlendMode>.self,
+        BlendModeFilter<DifferenceBlendMode>.self,
+        BlendModeFilter<ExclusionBlendMode>.self, BlendModeFilter<ColorDodgeBlendMode>.self, BlendModeFilter<ColorBurnBlendMode>.self,
+        BlendModeFilter<LinearDodgeBlendMode>.self,
+        BlendModeFilter<LinearBurnBlendMode>.self, BlendModeFilter<SubtractBlendMode>.self, BlendModeFilter<DivideBlendMode>.self,
+        BlendModeFilter<PinLightBlendMode>.self,
+        BlendModeFilter<VividLightBlendMode>.self, BlendModeFilter<HueBlendMode>.self, BlendModeFilter<SaturationBlendMode>.self,
+        BlendModeFilter<ColorBlendMode>.self,
+        BlendModeFilter<LuminosityBlendMode>.self,
         // Geometry
         AffineTransformFilter.self, Crop.self, LanczosScaleTransform.self, StraightenFilter.self, PerspectiveTransform.self,
         // Blur and noise

@@ -1,0 +1,12 @@
+import SfumatoCore
+
+/// CIExclusionBlendMode: B = Cb + Cs - 2 Cb Cs, in the W3C Compositing and Blending model (``BlendMode``).
+public enum ExclusionBlendMode: BlendMode {
+    public static let descriptor = FilterDescriptor(
+        displayName: "Exclusion Blend Mode", coreImageName: "CIExclusionBlendMode", shortName: "exclusion", category: .composite,
+        summary: "a softer difference", parameters: BlendModeParameters.all)
+
+    public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
+        b + s - 2 * b * s
+    }
+}

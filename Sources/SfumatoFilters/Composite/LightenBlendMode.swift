@@ -1,0 +1,12 @@
+import SfumatoCore
+
+/// CILightenBlendMode: B = max(Cb, Cs), in the W3C Compositing and Blending model (``BlendMode``).
+public enum LightenBlendMode: BlendMode {
+    public static let descriptor = FilterDescriptor(
+        displayName: "Lighten Blend Mode", coreImageName: "CILightenBlendMode", shortName: "lighten", category: .composite,
+        summary: "the lighter of the two, per channel", parameters: BlendModeParameters.all)
+
+    public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
+        pointwiseMax(b, s)
+    }
+}

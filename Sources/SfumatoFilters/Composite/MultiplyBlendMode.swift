@@ -1,0 +1,12 @@
+import SfumatoCore
+
+/// CIMultiplyBlendMode: B = Cb Cs, in the W3C Compositing and Blending model (``BlendMode``).
+public enum MultiplyBlendMode: BlendMode {
+    public static let descriptor = FilterDescriptor(
+        displayName: "Multiply Blend Mode", coreImageName: "CIMultiplyBlendMode", shortName: "multiply", category: .composite,
+        summary: "darken by multiplying", parameters: BlendModeParameters.all)
+
+    public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
+        b * s
+    }
+}

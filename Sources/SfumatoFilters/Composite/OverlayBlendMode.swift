@@ -1,0 +1,12 @@
+import SfumatoCore
+
+/// CIOverlayBlendMode: B = HardLight(Cs, Cb): Cb <= 0.5 ? 2 Cb Cs : 1 - 2 (1 - Cb)(1 - Cs), in the W3C Compositing and Blending model (``BlendMode``).
+public enum OverlayBlendMode: BlendMode {
+    public static let descriptor = FilterDescriptor(
+        displayName: "Overlay Blend Mode", coreImageName: "CIOverlayBlendMode", shortName: "overlay", category: .composite,
+        summary: "multiply the darks, screen the lights of the backdrop", parameters: BlendModeParameters.all)
+
+    public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
+        _perChannel(b, s) { b, s in b <= 0.5 ? 2 * b * s : 1 - 2 * (1 - b) * (1 - s) }
+    }
+}

@@ -1,0 +1,12 @@
+import SfumatoCore
+
+/// CISubtractBlendMode: B = max(0, Cb - Cs) (**choice**), in the W3C Compositing and Blending model (``BlendMode``).
+public enum SubtractBlendMode: BlendMode {
+    public static let descriptor = FilterDescriptor(
+        displayName: "Subtract Blend Mode", coreImageName: "CISubtractBlendMode", shortName: "subtract", category: .composite,
+        summary: "the source taken from the backdrop, clamped", parameters: BlendModeParameters.all)
+
+    public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
+        pointwiseMax(b - s, .zero)
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import SfumatoCore
+import SfumatoFilters
+import SfumatoTestSupport
+import Testing
+
+/// Every blend mode and compositing operator against a plain Double reference of its definition
+/// (the W3C Compositing and Blending formulas, written out again here), on two real photos, the
+/// source with an alpha ramp so that the compositing terms are exercised, in both working spaces:
+/// within 1 level where alpha is at least 1/2 (colour), alpha within 1 level everywhere.
+@Suite("Blend modes and compositing against their definitions")
+struct CompositeTests {
+    typealias Mix = (_ b: Double, _ s: Double) -> Double
+
+    static func lum(_ c: [Double]) -> Double { 0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2] }
+    static func clip(_ c: [Double]) -> [Double] {
+        let l = lum(c), n = c.min()!, x = c.max()!
+        var o = c
+        if n < 0 { o = o.map { l + ($0 - l) * l / (l - n) } }
+        if x > 1 { o = o.map { l + ($0 - l) * (1 - l) / (x - l) } }
+        return o
+    }
+    static func setLum(_ c: [Double], _ l: Double) -> [Double] { clip(c.map { $0 + l - lum(c) }) }
+    static func sat(_ c: [Double]) -> Double { c.max()! - c.min()! }
+    static func setSat(_ c: [Double], _ s: Double) -> [Double] {
+        let lo = c.min()!, hi = c.max()!
+        return hi > lo ? c.map { ($0 - lo) * s / (hi - lo) } : [0, 0, 0]
+    }
+    static func burn(_ b: Double, _ s: Double) -> Double { b == 1 ? 1 : s == 0 ? 0 : 1 - min(1, (1 - b) / s) }
+    static func dodge(_ b: Double, _ s: Double) -> Double { b == 0 ? 0 : s == 1 ? 1 : min(1, b / (1 - s)) }
+    static func hard(_ b: Double, _ s: Double) -> Double { s <= 0.5 ? 2 * b * s : 1 - 2 * (1 - b) * (1 - s) }
+
+    /// name -> B(Cb, Cs) on straight RGB in 0...1.
+    nonisolated(unsafe) static let modes: [(String, ([Double], [Double]) -> [Double])] = {
+        func sep(_ f: @escaping Mix) -> ([Double], [Double]) -> [Double] { { b, s in (0..<3).map { f(b[$0], s[$0]) } } }
+        return [
+            ("CIMultiplyBlendMode", sep { $0 * $1 }),
+            ("CIScreenBlendMode", sep { $0 + $1 - $0 * $1 }),
+            ("CIOverlayBlendMode", sep { hard($1, $0) }),
+            (
+                "CISoftLightBlendMode",
+                sep { b, s in
+                    s <= 0.5 ? b - (1 - 2 * s) * b * (1 - b) : b + (2 * s - 1) * ((b <= 0.25 ? ((16 * b - 12) * b + 4) * b : b.squareRoot()) - b)
+                }
+            ),
+            ("CIHardLightBlendMode", sep(hard)),
+            ("CIDarkenBlendMode", sep(min)),
+            ("CILightenBlendMode", sep(max)),
+            ("CIDifferenceBlendMode", sep { abs($0 - $1) }),
+            ("CIExclusionBlendMode", sep { $0 + $1 - 2 * $0 * $1 }),
+            ("CIColorDodgeBlendMode", sep(dodge)),
+            ("CIColorBurnBlendMode", sep(burn)),
+            ("CILinearDodgeBlendMode", sep { min(1, $0 + $1) }),
+            ("CILinearBurnBlendMode", sep { max(0, $0 + $1 - 1) }),
+            ("CISubtractBlendMode", sep { max(0, $0 - $1) }),
+            ("CIDivideBlendMode", sep { b, s in s == 0 ? (b == 0 ? 0 : 1) : min(1, b / s) }),
+            ("CIPinLightBlendMode", sep { b, s in s <= 0.5 ? min(b, 2 * s) : max(b, 2 * s - 1) }),
+            ("CIVividLightBlendMode", sep { b, s in s <= 0.5 ? burn(b, 2 * s) : dodge(b, 2 * s - 1) }),
+            ("CIHueBlendMode", { b, s in setLum(setSat(s, sat(b)), lum(b)) }),
+            ("CISaturationBlendMode", { b, s in setLum(setSat(b, sat(s)), lum(b)) }),
+            ("CIColorBlendMode", { b, s in setLum(s, lum(b)) }),
+            ("CILuminosityBlendMode", { b, s in setLum(b, lum(s)) })
+        ]
+    }()
+
+    /// The source: rocket with alpha falling from 1 at the left to 0.1 at the right; the backdrop: coffee.
+    static func images() throws -> (Bitmap, Bitmap) {
+        let size = Rect(width: 300, height: 200)
+        let opaque = try RenderContext(workingSpace: .none).render(Image(bitmap: try Fixtures.photo("rocket.jpg")), rect: size)
+        // A new bitmap: the rendered one may be marked opaque, which its new alpha would contradict.
+        let source = try Bitmap(width: size.width, height: size.height, format: .rgba8, alpha: .straight)
+        memcpy(source.baseAddress, opaque.baseAddress, opaque.byteCount)
+        for y in 0..<size.height {
+            let row = source.row(y).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<size.width { row[4 * x + 3] = UInt8((255 - 230 * Double(x) / 299).rounded()) }
+        }
+        let backdrop = try RenderContext(workingSpace: .none).render(Image(bitmap: try Fixtures.photo("coffee.png")).translatedBy(dx: -40, dy: -30), rect: size)
+        return (source, backdrop)
+    }
+
+    /// Straight working RGBA of the composite out = f(S, D) given premultiplied S, D.
+    static func check(_ filter: (Image, Image) -> Image, _ name: String, _ reference: ([Double], [Double]) -> [Double]) throws {
+        let (source, backdrop) = try images()
+        for ws in [WorkingSpace.none, .linear] {
+            let out = try RenderContext(workingSpace: ws).render(filter(Image(bitmap: source), Image(bitmap: backdrop)), rect: source.bounds)
+            var worst = 0.0
+            for (x, y) in Pixels.samplePoints(source.width, source.height, count: 1500) {
+                let s = Reference.working(source, x, y, ws), d = Reference.working(backdrop, x, y, ws)
+                let ps = s.prefix(3).map { $0 * s[3] } + [s[3]], pd = d.prefix(3).map { $0 * d[3] } + [d[3]]
+                let o = reference(ps, pd)
+                let got = out.bytes(x: x, y: y)
+                let alpha = (min(max(o[3], 0), 1) * 255).rounded()
+                worst = max(worst, abs(Double(got.w) - alpha))
+                guard alpha >= 128 else { continue }
+                for k in 0..<3 { worst = max(worst, abs(Double(got[k]) - Reference.toLevel(o[k] / o[3], ws))) }
+            }
+            #expect(worst <= 1, "\(name), \(ws): \(worst) levels from the definition")
+        }
+    }
+
+    @Test("each blend mode: co = cs (1 - ab) + cb (1 - as) + as ab B(Cb, Cs)", arguments: 0..<21)
+    func blendMode(_ index: Int) throws {
+        let (name, mix) = Self.modes[index]
+        let type = try FilterRegistry.filterType(named: name)
+        #expect(type.descriptor.category == .composite)
+        try Self.check(
+            { s, d in
+                try! FilterRegistry.make(name, images: ["inputBackgroundImage": (d, "backdrop")]).apply(to: s)
+            }, name
+        ) { ps, pd in
+            let cs = ps.prefix(3).map { ps[3] > 0 ? min(max($0 / ps[3], 0), 1) : 0 }
+            let cb = pd.prefix(3).map { pd[3] > 0 ? min(max($0 / pd[3], 0), 1) : 0 }
+            let b = mix(Array(cb), Array(cs))
+            let (a, ab) = (ps[3], pd[3])
+            var out: [Double] = []
+            for k in 0..<3 {
+                let own: Double = ps[k] * (1 - ab) + pd[k] * (1 - a)
+                out.append(own + a * ab * b[k])
+            }
+            return out + [a + ab * (1 - a)]
+        }
+    }
+
+    @Test("Porter-Duff operators and the multiply compositing")
+    func operators() throws {
+        let cases: [(String, ([Double], [Double]) -> [Double])] = [
+            ("CISourceOverCompositing", { s, d in (0..<4).map { s[$0] + d[$0] * (1 - s[3]) } }),
+            ("CISourceAtopCompositing", { s, d in (0..<4).map { s[$0] * d[3] + d[$0] * (1 - s[3]) } }),
+            ("CISourceInCompositing", { s, d in (0..<4).map { s[$0] * d[3] } }),
+            ("CISourceOutCompositing", { s, d in (0..<4).map { s[$0] * (1 - d[3]) } }),
+            ("CIMultiplyCompositing", { s, d in (0..<4).map { s[$0] * d[$0] } })
+        ]
+        for (name, reference) in cases {
+            try Self.check({ s, d in try! FilterRegistry.make(name, images: ["inputBackgroundImage": (d, "backdrop")]).apply(to: s) }, name, reference)
+        }
+    }
+
+    @Test("blend with mask: S m + D (1 - m), m the mask's luminance")
+    func blendWithMask() throws {
+        let mask = try RenderContext(workingSpace: .none).render(Image(bitmap: try Fixtures.photo("chelsea.png")), rect: Rect(width: 300, height: 200))
+        for ws in [WorkingSpace.none, .linear] {
+            let (source, backdrop) = try Self.images()
+            let f = BlendWithMask(background: Image(bitmap: backdrop), mask: Image(bitmap: mask))
+            let out = try RenderContext(workingSpace: ws).render(f.apply(to: Image(bitmap: source)), rect: source.bounds)
+            var worst = 0.0
+            for (x, y) in Pixels.samplePoints(300, 200, count: 1500) {
+                let s = Reference.working(source, x, y, ws), d = Reference.working(backdrop, x, y, ws), m = Reference.working(mask, x, y, ws)
+                let l = min(max(0.2125 * m[0] + 0.7154 * m[1] + 0.0721 * m[2], 0), 1)
+                let o = (0..<4).map { k in (k < 3 ? s[k] * s[3] : s[3]) * l + (k < 3 ? d[k] * d[3] : d[3]) * (1 - l) }
+                let got = out.bytes(x: x, y: y)
+                worst = max(worst, abs(Double(got.w) - (o[3] * 255).rounded()))
+                guard o[3] >= 0.5 else { continue }
+                for k in 0..<3 { worst = max(worst, abs(Double(got[k]) - Reference.toLevel(o[k] / o[3], ws))) }
+            }
+            #expect(worst <= 1, "\(ws): \(worst) levels")
+        }
+    }
+}
