@@ -96,4 +96,44 @@ struct ColorEverydayTests {
         let plan = try RenderContext(workingSpace: .none).explain(image)
         #expect(plan.contains("CIExposureAdjust + CISepiaTone + CIColorMonochrome"), "\(plan)")
     }
+
+    @Test("the vignettes: C m(d), d from the centre, on a real photo in both working spaces")
+    func vignettes() throws {
+        let photo = try Fixtures.photo("rocket.jpg")
+        let half = (640.0 * 640 + 427 * 427).squareRoot() / 2
+        func smooth(_ e0: Double, _ e1: Double, _ x: Double) -> Double {
+            let t = min(max((x - e0) / (e1 - e0), 0), 1)
+            return t * t * (3 - 2 * t)
+        }
+        let cases: [(any Filter, (Double, Double) -> Double)] = [
+            (
+                Vignette(intensity: 0.8, radius: 0.9),
+                { x, y in
+                    let d = ((x - 320) * (x - 320) + (y - 213.5) * (y - 213.5)).squareRoot() / half
+                    return 1 - 0.8 * min(1, (d / 0.9) * (d / 0.9))
+                }
+            ),
+            (
+                VignetteEffect(center: [250, 180], radius: 160, intensity: 0.9, falloff: 0.4),
+                { x, y in
+                    let d = ((x - 250) * (x - 250) + (y - 180) * (y - 180)).squareRoot()
+                    return 1 - 0.9 * smooth(160 * 0.6, 160 * 1.4, d)
+                }
+            )
+        ]
+        for (filter, m) in cases {
+            for ws in [WorkingSpace.none, .linear] {
+                let out = try RenderContext(workingSpace: ws).render(filter.apply(to: Image(bitmap: photo)), rect: photo.bounds)
+                var worst = 0.0
+                for (x, y) in Pixels.samplePoints(photo.width, photo.height, count: 2000) {
+                    let p = Reference.working(photo, x, y, ws)
+                    let f = m(Double(x) + 0.5, Double(y) + 0.5)
+                    let got = out.bytes(x: x, y: y)
+                    for k in 0..<3 { worst = max(worst, abs(Double(got[k]) - Reference.toLevel(p[k] * f, ws))) }
+                    worst = max(worst, abs(Double(got.w) - 255))
+                }
+                #expect(worst <= 1, "\(type(of: filter).descriptor.name), \(ws): \(worst) levels")
+            }
+        }
+    }
 }

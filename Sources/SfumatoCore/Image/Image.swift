@@ -37,6 +37,16 @@ public struct Image: Sendable, CustomStringConvertible {
         node = _Node(.constant(color, encoding), inputs: [], extent: .infinite)
     }
 
+    /// An image computed from each pixel's position (a gradient, a pattern, noise), infinite
+    /// unless the generator gives an extent.
+    ///
+    /// ```swift
+    /// let sky = Image(generator: myGradient).cropped(to: photo.extent)
+    /// ```
+    public init(generator: any PixelGenerator) {
+        node = _Node(.generator(generator), inputs: [], extent: generator.extent)
+    }
+
     /// An empty (fully transparent, zero-extent) image.
     public static let empty = Image(node: _Node(.constant(.zero, .linear), inputs: [], extent: .zero))
 
@@ -123,6 +133,7 @@ final class _Node: @unchecked Sendable {
         case bitmap(Bitmap)
         case stream(any RowSource)
         case constant(SIMD4<Float>, ColorEncoding)
+        case generator(any PixelGenerator)
         case crop(Rect)
         case clamp
         case translate(Int, Int)
@@ -160,6 +171,7 @@ final class _Node: @unchecked Sendable {
         case .bitmap(let b): "bitmap \(b.width)x\(b.height) \(b.format)"
         case .stream(let s): s.summary
         case .constant(let c, _): "colour \(c)"
+        case .generator(let g): g.name
         case .crop(let r): "crop \(r)"
         case .clamp: "clamp to extent"
         case .translate(let dx, let dy): "translate \(dx),\(dy)"

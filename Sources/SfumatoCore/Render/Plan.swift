@@ -47,6 +47,8 @@ final class _Plan: @unchecked Sendable {
             return e
         case .constant(let c, let enc):
             return _ConstantExec(c, enc, extent: node.extent, ws)
+        case .generator(let g):
+            return _GeneratorExec(g, extent: node.extent, ws)
         case .crop:
             return _CropExec(try build(node.inputs[0]), extent: node.extent)
         case .clamp:

@@ -15,4 +15,6 @@ public enum FilterCategory: String, Sendable, CaseIterable, Codable {
     case composite = "Composite"
     /// Moving pixels: transforms, crops, scaling.
     case geometry = "Geometry"
+    /// Images made from nothing but their coordinates (they ignore the image they are applied to).
+    case generator = "Generator"
 }

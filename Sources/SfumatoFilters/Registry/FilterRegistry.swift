@@ -13,7 +13,7 @@ public enum FilterRegistry {
         // Colour (Core Image)
         HueAdjust.self, ColorControls.self, ExposureAdjust.self, GammaAdjust.self, ToneCurve.self, ColorMatrix.self, ColorInvert.self,
         SepiaTone.self, ColorMonochrome.self, ColorPosterize.self, ColorClamp.self, ColorPolynomial.self, MaximumComponent.self,
-        MinimumComponent.self, Vibrance.self,
+        MinimumComponent.self, Vibrance.self, Vignette.self, VignetteEffect.self,
         // Compositing
         SourceOverCompositing.self, SourceAtopCompositing.self, SourceInCompositing.self, SourceOutCompositing.self, MultiplyCompositing.self,
         BlendWithMask.self,
@@ -28,6 +28,8 @@ public enum FilterRegistry {
         BlendModeFilter<VividLightBlendMode>.self, BlendModeFilter<HueBlendMode>.self, BlendModeFilter<SaturationBlendMode>.self,
         BlendModeFilter<ColorBlendMode>.self,
         BlendModeFilter<LuminosityBlendMode>.self,
+        // Generators
+        ConstantColorGenerator.self, LinearGradient.self, RadialGradient.self, CheckerboardGenerator.self, RandomGenerator.self,
         // Geometry
         AffineTransformFilter.self, Crop.self, LanczosScaleTransform.self, StraightenFilter.self, PerspectiveTransform.self,
         // Blur and noise
