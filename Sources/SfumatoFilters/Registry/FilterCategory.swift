@@ -15,6 +15,8 @@ public enum FilterCategory: String, Sendable, CaseIterable, Codable {
     case composite = "Composite"
     /// Moving pixels: transforms, crops, scaling.
     case geometry = "Geometry"
+    /// Looks: cells, edges.
+    case stylize = "Stylize"
     /// Images made from nothing but their coordinates (they ignore the image they are applied to).
     case generator = "Generator"
 }

@@ -33,7 +33,10 @@ public enum FilterRegistry {
         // Geometry
         AffineTransformFilter.self, Crop.self, LanczosScaleTransform.self, StraightenFilter.self, PerspectiveTransform.self,
         // Blur and noise
-        GaussianBlur.self, MedianFilter.self,
+        GaussianBlur.self, MedianFilter.self, BoxBlur.self, DiscBlur.self, MotionBlur.self, ZoomBlur.self, UnsharpMask.self,
+        SharpenLuminance.self, NoiseReduction.self, Bloom.self, Gloom.self,
+        // Stylize
+        Pixellate.self, Edges.self,
         // The Metal Performance Shaders gallery set
         Median.self, Laplacian.self, Sobel.self, ThresholdBinary.self, Convolution.self, Dilate.self, Erode.self,
         AreaMax.self, AreaMin.self, Closing.self, Opening.self, HistogramEqualization.self, HistogramSpecification.self

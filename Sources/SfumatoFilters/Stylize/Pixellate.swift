@@ -1,0 +1,73 @@
+import SfumatoCore
+
+/// CIPixellate: the image in square cells `scale` pixels wide (rounded, at least 1), one cell's
+/// corner at the centre (rounded to a pixel); each pixel takes the mean of its cell, edges clamped
+/// (**choice**: Core Image samples one point per cell; the mean does not flicker as the image moves).
+public struct Pixellate: DeclaredFilter, Equatable {
+    public static let center = ParameterSpec.vector(
+        "inputCenter", short: "center", default: [150, 150], count: 2, range: -1e6...1e6, help: "a corner of a cell, in pixels")
+    public static let scale = ParameterSpec.number(
+        "inputScale", default: 8, range: 1...1000, slider: 1...100, unit: .pixels, help: "the cells' side, in pixels")
+    public static let fields: [FilterField<Pixellate>] = [.vector(center, \.center), .number(scale, \.scale)]
+    public static let descriptor = FilterDescriptor(
+        displayName: "Pixellate", coreImageName: "CIPixellate", shortName: "pixellate", category: .stylize,
+        summary: "big square pixels", parameters: fields.map(\.spec))
+
+    /// Every parameter at its default.
+    public init() { self.init(center: [150, 150], scale: 8) }
+
+    public var center: [Double], scale: Double
+
+    public init(center: [Double], scale: Double = 8) {
+        self.center = center
+        self.scale = scale
+    }
+
+    public func apply(to image: Image) -> Image {
+        let s = max(1, Int(scale.rounded()))
+        if s == 1 { return image }
+        return _withEdges(image, .clamp) { $0.applying(_CellMeanKernel(size: s, x0: Int(center[0].rounded()), y0: Int(center[1].rounded()))) }
+    }
+}
+
+/// Each pixel the mean of its `size` x `size` cell of a grid through (x0, y0).
+struct _CellMeanKernel: NeighborhoodKernel {
+    let size: Int, x0: Int, y0: Int
+    var name: String { "CIPixellate" }
+    var detail: String { "\(size)x\(size) cells" }
+    func outputExtent(forInput extent: Rect) -> Rect { extent }
+
+    /// The first pixel of the cell holding `v` on an axis whose grid passes through `origin`.
+    func cellStart(_ v: Int, _ origin: Int) -> Int {
+        let d = v - origin
+        return origin + (d >= 0 ? d / size : -((-d + size - 1) / size)) * size
+    }
+
+    func regionOfInterest(for output: Rect) -> Rect {
+        let x = cellStart(output.x, x0), y = cellStart(output.y, y0)
+        let x1 = cellStart(output.maxX - 1, x0) + size, y1 = cellStart(output.maxY - 1, y0) + size
+        return Rect(x: x, y: y, width: x1 - x, height: y1 - y)
+    }
+
+    func apply(input: FloatTile, output out: FloatTile, scratch: TileScratch) throws {
+        let o = out.rect
+        var cy = cellStart(o.y, y0)
+        while cy < o.maxY {
+            var cx = cellStart(o.x, x0)
+            while cx < o.maxX {
+                var acc = SIMD4<Double>.zero
+                for y in cy..<(cy + size) {
+                    let src = input.row(y) - input.rect.x
+                    for x in cx..<(cx + size) { acc += SIMD4<Double>(src[x]) }
+                }
+                let mean = SIMD4<Float>(acc / Double(size * size))
+                for y in max(cy, o.y)..<min(cy + size, o.maxY) {
+                    let dst = out.row(y) - o.x
+                    for x in max(cx, o.x)..<min(cx + size, o.maxX) { dst[x] = mean }
+                }
+                cx += size
+            }
+            cy += size
+        }
+    }
+}
