@@ -35,7 +35,24 @@ public enum FilterSpecParser {
             if values[key] != nil { throw CLIError.usage("\(name): \(key) given twice") }
             values[key] = try value(raw, context: "\(name): \(key)")
         }
-        return FilterStep(name: name, values: values)
+        return try resolvingFiles(FilterStep(name: name, values: values))
+    }
+
+    /// Replaces a `.cube` file's path given for a cube's data by the table (and its dimension).
+    static func resolvingFiles(_ step: FilterStep) throws -> FilterStep {
+        guard let type = try? FilterRegistry.filterType(named: step.name) else { return step }
+        var out = step
+        for (key, value) in step.values {
+            guard case .text(let path) = value, let spec = type.descriptor.parameter(named: key), spec.key == "inputCubeData" else { continue }
+            guard path.lowercased().hasSuffix(".cube") else {
+                throw CLIError.usage("\(step.name): \(key) takes numbers in brackets or a .cube file's path, got \(path)")
+            }
+            let cube: CubeFile
+            do { cube = try CubeFile(path: path) } catch let e as SfumatoError { throw CLIError.usage("\(path): \(e.description)") }
+            out.values[key] = .vector(cube.rgba)
+            out.values["inputCubeDimension"] = .number(Double(cube.dimension))
+        }
+        return out
     }
 
     /// Splits on commas that are not inside brackets.
@@ -102,7 +119,7 @@ public enum FilterSpecParser {
             for (key, v) in fields where key != "filter" {
                 values[key] = try v.parameterValue(context: "\(name): step \(index + 1) (\(filter)) \(key)")
             }
-            return FilterStep(name: filter, values: values)
+            return try resolvingFiles(FilterStep(name: filter, values: values))
         }
     }
 }

@@ -84,6 +84,42 @@ struct CommandTests {
         #expect(e.out.contains("CIGammaAdjust"))
     }
 
+    @Test("geometry changes the output's size; a .cube file grades through -f and recipes; bad ones are usage errors")
+    func geometryAndLUTs() throws {
+        let folder = try Fixtures.temporaryFolder("cli-geometry")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let o = folder.appendingPathComponent("out.png").path
+        var r = sfumato("apply", Fixtures.path("rocket.jpg"), "-o", o, "-f", "lanczos-scale:scale=0.25")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(try ImageIO.info(path: o).width == 160)
+        r = sfumato("apply", Fixtures.path("rocket.jpg"), "-o", o, "-f", "crop:rectangle=[10 20 100 50]")
+        #expect(r.code == 0, "\(r.err)")
+        #expect(try ImageIO.info(path: o).height == 50)
+        r = sfumato("apply", Fixtures.path("rocket.jpg"), "-o", o, "-f", "affine:transform=[1e5 0 0 1e5 0 0]")
+        #expect(r.code == 1 && r.err.contains("pixel limit"), "\(r.err)")
+        r = sfumato("apply", Fixtures.path("rocket.jpg"), "-o", o, "-f", "affine:transform=[1 2 2 4 0 0]")
+        #expect(r.code != 0 && r.err.contains("determinant"), "\(r.err)")
+        let cube = folder.appendingPathComponent("grade.cube")
+        var text = "LUT_3D_SIZE 2\n"
+        for b in 0..<2 { for g in 0..<2 { for r in 0..<2 { text += "\(1 - r) \(1 - g) \(1 - b)\n" } } }
+        try Data(text.utf8).write(to: cube)
+        r = sfumato("apply", Fixtures.path("chelsea.png"), "-o", o, "-f", "lut:cube=\(cube.path)")
+        #expect(r.code == 0, "\(r.err)")
+        let inverted = try ImageIO.read(path: o).bitmap, photo = try Fixtures.photo("chelsea.png")
+        #expect(inverted.bytes(x: 10, y: 10).x == 255 - photo.bytes(x: 10, y: 10).x)
+        let recipe = folder.appendingPathComponent("r.json")
+        try Data(#"[{"filter": "CIColorCubeWithColorSpace", "inputCubeData": "\#(cube.path)"}]"#.utf8).write(to: recipe)
+        r = sfumato("apply", Fixtures.path("chelsea.png"), "-o", o, "--recipe", recipe.path)
+        #expect(r.code == 0, "\(r.err)")
+        try Data("LUT_3D_SIZE 2\n0 0 0\n".utf8).write(to: cube)
+        r = sfumato("apply", Fixtures.path("chelsea.png"), "-o", o, "-f", "lut:cube=\(cube.path)")
+        #expect(r.code == 2 && r.err.contains("table entries"), "\(r.err)")
+        r = sfumato("apply", Fixtures.path("chelsea.png"), "-o", o, "-f", "lut:cube=/nonexistent/x.cube")
+        #expect(r.code == 2, "\(r.err)")
+        r = sfumato("batch", Fixtures.path("chelsea.png"), "-o", folder.path, "-f", "crop:rectangle=[0 0 10 10]")
+        #expect(r.code == 2 && r.err.contains("geometry"), "\(r.err)")
+    }
+
     @Test("exit codes: 0 success, 2 usage errors, 1 failures, each with a one-line message naming the problem")
     func errors() throws {
         let folder = try Fixtures.temporaryFolder("cli-errors")

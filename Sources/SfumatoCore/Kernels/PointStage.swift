@@ -10,13 +10,17 @@ public enum PointStage: Sendable {
     case curve(any ChannelCurve)
     /// Any function of one unpremultiplied RGBA pixel.
     case pixel(any PixelFunction)
+    /// A function of one unpremultiplied pixel whose colour must be in a given encoding (a 3D LUT
+    /// made for sRGB-encoded values): the renderer converts from and back to the working space
+    /// around it when they differ.
+    case pixelIn(ColorEncoding, any PixelFunction)
 
     /// Whether every colour channel of the output depends only on the same channel of the input.
     public var isPerChannel: Bool {
         switch self {
         case .linear(let m): m.isPerChannel
         case .curve: true
-        case .pixel: false
+        case .pixel, .pixelIn: false
         }
     }
 
@@ -26,7 +30,16 @@ public enum PointStage: Sendable {
         case .linear: "4x4 matrix"
         case .curve(let c): "curve \(c.name)"
         case .pixel(let f): "pixel function \(f.name)"
+        case .pixelIn(let e, let f): "pixel function \(f.name) on \(e == .srgb ? "sRGB-encoded" : "linear") values"
         }
+    }
+
+    /// The stage as the working space `encoding` runs it: ``pixelIn(_:_:)`` becomes the pixel
+    /// function, between transfer curves where the encodings differ.
+    func expanded(for encoding: ColorEncoding) -> [PointStage] {
+        guard case .pixelIn(let wanted, let f) = self else { return [self] }
+        if wanted == encoding { return [.pixel(f)] }
+        return [.curve(_TransferCurve(decode: encoding == .srgb)), .pixel(f), .curve(_TransferCurve(decode: encoding != .srgb))]
     }
 }
 

@@ -66,7 +66,7 @@ final class _Plan: @unchecked Sendable {
                 }
             }
             var program = _PointProgram()
-            for (s, n) in chain.reversed() { program.append(s, name: n, fuse: fuse) }
+            for (s, n) in chain.reversed() { program.append(s.flatMap { $0.expanded(for: ws.encoding) }, name: n, fuse: fuse) }
             return _PointExec(try build(base), program: program, extent: node.extent, ws: ws)
         case .neighborhood(let k):
             return _NeighborhoodExec(try build(node.inputs[0]), k, extent: node.extent)

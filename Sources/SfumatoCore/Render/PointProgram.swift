@@ -39,7 +39,7 @@ struct _PointProgram: @unchecked Sendable {
                     segments.append(.matrix(m))
                     description.append("matrix[\(name)")
                 }
-            case .curve, .pixel:
+            case .curve, .pixel, .pixelIn:
                 if fuse, case .unpremultiplied(var ops)? = segments.last {
                     ops.append(stage)
                     segments[segments.count - 1] = .unpremultiplied(ops)
@@ -81,7 +81,7 @@ struct _PointProgram: @unchecked Sendable {
                 for op in ops {
                     switch op {
                     case .curve(let c): c.apply(p, count: count)
-                    case .pixel(let f): f.apply(p, count: count); changesAlpha = true
+                    case .pixel(let f), .pixelIn(_, let f): f.apply(p, count: count); changesAlpha = true
                     case .linear(let m): for i in 0..<count { p[i] = m * p[i] }
                     }
                 }

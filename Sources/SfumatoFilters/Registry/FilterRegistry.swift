@@ -13,7 +13,7 @@ public enum FilterRegistry {
         // Colour (Core Image)
         HueAdjust.self, ColorControls.self, ExposureAdjust.self, GammaAdjust.self, ToneCurve.self, ColorMatrix.self, ColorInvert.self,
         SepiaTone.self, ColorMonochrome.self, ColorPosterize.self, ColorClamp.self, ColorPolynomial.self, MaximumComponent.self,
-        MinimumComponent.self, Vibrance.self, Vignette.self, VignetteEffect.self,
+        MinimumComponent.self, Vibrance.self, Vignette.self, VignetteEffect.self, ColorCube.self, ColorCubeWithColorSpace.self,
         // Compositing
         SourceOverCompositing.self, SourceAtopCompositing.self, SourceInCompositing.self, SourceOutCompositing.self, MultiplyCompositing.self,
         BlendWithMask.self,
