@@ -14,6 +14,7 @@ public enum FilterRegistry {
         HueAdjust.self, ColorControls.self, ExposureAdjust.self, GammaAdjust.self, ToneCurve.self, ColorMatrix.self, ColorInvert.self,
         SepiaTone.self, ColorMonochrome.self, ColorPosterize.self, ColorClamp.self, ColorPolynomial.self, MaximumComponent.self,
         MinimumComponent.self, Vibrance.self, Vignette.self, VignetteEffect.self, ColorCube.self, ColorCubeWithColorSpace.self,
+        TemperatureAndTint.self, WhitePointAdjust.self, HighlightShadowAdjust.self,
         // Compositing
         SourceOverCompositing.self, SourceAtopCompositing.self, SourceInCompositing.self, SourceOutCompositing.self, MultiplyCompositing.self,
         BlendWithMask.self,
