@@ -141,6 +141,7 @@ final class _Node: @unchecked Sendable {
         case neighborhood(any NeighborhoodKernel)
         case blend(any BlendKernel)
         case histogram(any HistogramMapping)
+        case reduction(any AreaReduction, Rect)
     }
 
     let op: Op
@@ -179,6 +180,7 @@ final class _Node: @unchecked Sendable {
         case .neighborhood(let k): k.name
         case .blend(let k): k.name
         case .histogram(let m): m.name
+        case .reduction(let r, let area): "\(r.name) over \(area)"
         }
     }
 }

@@ -74,6 +74,8 @@ extension _Plan {
                 need(c.input, rect.intersection(c.extent))
             case let h as _HistogramExec:
                 need(h.input, rect)
+            case let r as _ReductionExec:
+                need(r.input, r.firstStrip)
             default:
                 for c in e.children { need(c, rect) }
             }

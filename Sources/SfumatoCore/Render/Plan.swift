@@ -72,6 +72,8 @@ final class _Plan: @unchecked Sendable {
             return _NeighborhoodExec(try build(node.inputs[0]), k, extent: node.extent)
         case .blend(let k):
             return _BlendExec(try build(node.inputs[0]), try build(node.inputs[1]), k, extent: node.extent)
+        case .reduction(let r, let area):
+            return _ReductionExec(try build(node.inputs[0]), r, area: area, extent: node.extent)
         case .histogram(let m):
             let inputs = try node.inputs.map { try build($0) }
             for input in inputs where input.extent.isInfinite {
@@ -99,6 +101,8 @@ final class _Plan: @unchecked Sendable {
             return region(of: target, for: Rect(x: x0, y: y0, width: x1 - x0 + 1, height: y1 - y0 + 1), from: e.input)
         case let e as _CropExec:
             return region(of: target, for: rect.intersection(e.extent), from: e.input)
+        case let e as _ReductionExec:
+            return region(of: target, for: e.area, from: e.input)
         case let e as _HistogramExec:
             return e.inputs.dropFirst().reduce(region(of: target, for: rect, from: e.input)) { r, _ in r }
         default:

@@ -15,6 +15,8 @@ public enum FilterCategory: String, Sendable, CaseIterable, Codable {
     case composite = "Composite"
     /// Moving pixels: transforms, crops, scaling.
     case geometry = "Geometry"
+    /// Reductions: an area summed up in a few pixels (average, extremes, histogram).
+    case reduction = "Reduction"
     /// Looks: cells, edges.
     case stylize = "Stylize"
     /// Images made from nothing but their coordinates (they ignore the image they are applied to).

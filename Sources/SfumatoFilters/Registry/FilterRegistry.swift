@@ -36,6 +36,8 @@ public enum FilterRegistry {
         // Blur and noise
         GaussianBlur.self, MedianFilter.self, BoxBlur.self, DiscBlur.self, MotionBlur.self, ZoomBlur.self, UnsharpMask.self,
         SharpenLuminance.self, NoiseReduction.self, Bloom.self, Gloom.self,
+        // Reductions
+        AreaAverage.self, AreaMaximum.self, AreaMinimum.self, AreaMinMax.self, AreaHistogram.self,
         // Stylize
         Pixellate.self, Edges.self,
         // The Metal Performance Shaders gallery set
