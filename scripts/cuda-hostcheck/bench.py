@@ -90,7 +90,7 @@ def run(channels):
                                            (src, words, i32(W), i32(H), i32(pitch), i32(c), i32(edge), wts, i32(r), i32(interp), i32(0)))
 
         def horiz():
-            k('sfumato_gaussian_horizontal')((cdiv(W * c, 512), cdiv(H, 32), 1), b32,
+            k('sfumato_gaussian_horizontal')((cdiv(W * c, 512), cdiv(H, 40), 1), b32,
                                              (words, dst, i32(W), i32(H), i32(pitch), i32(c), i32(edge), wts, i32(r), i32(interp), i32(0)))
         timed(f'{tag} gaussian sigma {sigma} (r {r}{", interp" if interp else ""}) vertical', vert)
         timed(f'{tag} gaussian sigma {sigma} horizontal', horiz)

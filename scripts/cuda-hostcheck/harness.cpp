@@ -158,7 +158,7 @@ static void gaussian(Img& in, Img& out, double sigma, int edge, int parity) {
     const int groups = cdiv(in.w * in.c, 4);
     LAUNCH(sfumato_gaussian_vertical, SfDim({cdiv(groups, 32), cdiv(rows, 32), 1}), SfDim({32, 8, 1}),
            (const u8*)in.p(), words.data(), in.w, in.h, in.pitch, in.c, edge, (const u16*)fixed.data(), radius, interp, parity);
-    LAUNCH(sfumato_gaussian_horizontal, SfDim({cdiv(in.w * in.c, 512), cdiv(in.h, 32), 1}), SfDim({32, 8, 1}),
+    LAUNCH(sfumato_gaussian_horizontal, SfDim({cdiv(in.w * in.c, 512), cdiv(in.h, SF_GH_ROWS), 1}), SfDim({32, 8, 1}),
            (const u16*)words.data(), out.p(), in.w, in.h, in.pitch, in.c, edge, (const u16*)fixed.data(), radius, interp, parity);
     if (!interp && radius <= SF_GF_MAX_RADIUS) {
         // The one-launch kernel must give the same bytes.

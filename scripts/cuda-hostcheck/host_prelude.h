@@ -61,6 +61,14 @@ SF_INLINE float sf_fma_down(float a, float b, float c) {
     return (float)std::floor(x);
 }
 
+// a + b rounded up, for the kernels' one use: sums in [2^23, 2^24) (ulp 1) of floats whose exact
+// sum fits a double, so rounding up is the ceiling.
+SF_INLINE float sf_fadd_up(float a, float b) {
+    const double x = (double)a + (double)b;
+    if (!(x >= 8388608.0 && x < 16777216.0)) { fprintf(stderr, "sf_fadd_up out of range\n"); std::abort(); }
+    return (float)std::ceil(x);
+}
+
 // f16x2 lanes holding 1024 + byte are positive normal halves: their order is their bits' order.
 SF_INLINE u32 sf_hmin2(u32 a, u32 b) {
     u32 lo = (a & 0xFFFF) < (b & 0xFFFF) ? a & 0xFFFF : b & 0xFFFF, hi = (a >> 16) < (b >> 16) ? a >> 16 : b >> 16;

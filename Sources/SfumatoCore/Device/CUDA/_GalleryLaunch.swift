@@ -47,7 +47,7 @@ enum _GalleryLaunch {
                     try function("sfumato_gaussian_vertical", context), grid: (ceil(ceil(w * 4, 4), 32), ceil(rows, 32), 1),
                     block: (32, 8, 1), [src, .pointer(words.address)] + image + tail, name: "sfumato_gaussian_vertical")
                 try context.launch(
-                    try function("sfumato_gaussian_horizontal", context), grid: (ceil(w * 4, 512), ceil(h, 32), 1), block: (32, 8, 1),
+                    try function("sfumato_gaussian_horizontal", context), grid: (ceil(w * 4, 512), ceil(h, 40), 1), block: (32, 8, 1),
                     [.pointer(words.address), dst] + image + tail, name: "sfumato_gaussian_horizontal")
                 try context.synchronize()
             }

@@ -143,9 +143,12 @@ SF_INLINE u32 sf_max(u32 a, u32 b) { return sf_maxu(a, b); }
 //   vertical:   word = (byte * w0) >> 8 + Σk ((a + b) * pair[k]) >> 9
 //               (the CPU's mulhi(byte << 8, w0) and mulhi(avg(a << 8, b << 8), pair[k]));
 //   horizontal: acc = 128 + (m * w0) >> 16 + Σk (((l + r + 1) >> 1) * pair[k]) >> 16, byte = acc >> 8.
-// The pair sums (vertical) and rounding averages (l | r) - ((l ^ r) >> 1) (horizontal) are taken
-// for two channels at once in the 16-bit lanes of a word; the terms are added as described at
-// SF_GAUSS_VMODE below. Both passes are bound by instruction issue (docs/GPU-KERNELS.md, Speed).
+// Two routes give those bytes. RGBA images (and weights that keep float sums in range, which every
+// sigma of the CPU's byte route does) take the float route ("The float route" below): two float
+// operations per tap and value, several outputs a thread. Grey images, and weights outside that
+// range, take the integer route ("_fixed"): pair sums (vertical) and rounding averages
+// (l | r) - ((l ^ r) >> 1) (horizontal) for two channels at once in the 16-bit lanes of a word, the
+// terms added as described at SF_GAUSS_VMODE below. docs/GPU-KERNELS.md (Speed) has the timings.
 //
 // With `interpolate` (the CPU's `interpolatesRows`, sigma >= 8) only the rows even in image
 // coordinates are filtered (`parity` = the image's first row's y & 1, 0 for a photo), and an odd
@@ -196,6 +199,11 @@ struct SfGaussWeights {
     float Q[SF_GAUSS_MAX_RADIUS + 1];   // horizontal mode 2: pair / 2^16
     u32 vbias, hbias;                   // 64 Σ pair and 128 Σ pair (wrapping)
     int hfloat;                         // whether horizontal mode 2 stays in range
+    // The float route (sf_gauss_*_float): Q[k] is also its tap weight; c0 = w0 / 2^15 and the
+    // centre terms' addends cv = 2^23 - 128 w0 (vertical), ch = 2^23 + 128 - 128 w0 (horizontal);
+    // fbias = the bits of 2^23 + 128 Σ pair, taken off every sum's bits at the end.
+    float c0, cv, ch;
+    u32 fbias;
 };
 
 // Loads the weights (every thread of the block takes part; read them after the next barrier).
@@ -219,6 +227,11 @@ SF_INLINE void sf_gauss_weights(const u16* weights, int radius, SfGaussWeights& 
         gw.hbias = 128u * sum;
         // Mode 2's T reaches at most 2^23 + 128 Σ pair + (128 + w0 + Σ pair): below 2^24?
         gw.hfloat = 129u * sum + (u32)sf_ld16(weights) + 128u < 8388608u;
+        const u32 w0 = sf_ld16(weights);
+        gw.c0 = (float)w0 * (1.0f / 32768.0f);
+        gw.cv = (float)(8388608 - 128 * (int)w0);
+        gw.ch = (float)(8388608 + 128 - 128 * (int)w0);
+        gw.fbias = 0x4B000000u + 128u * sum;
     }
 }
 
@@ -299,21 +312,13 @@ SF_INLINE sf_u32x2 sf_gauss_words(const u32 (&a)[4]) {
 // Lane-wise (l + r + 1) >> 1 of two words of 16-bit lanes (pavgw).
 SF_INLINE u32 sf_avg_up2(u32 l, u32 r) { return (l | r) - (((l ^ r) >> 1) & 0x7FFF7FFFu); }
 
-// sfumato_gaussian_vertical(const u8* src, u16* words, int width, int height, int pitch, int channels,
-//                           int edge, const u16* weights, int radius, int interpolate, int parity)
-// Block (32, 8); grid (ceil(ceil(width * channels / 4) / 32), ceil(rows / 32)), rows = height, or the
-// anchor count with `interpolate`. `words` holds rows x 2 * pitch bytes (row j of words is the
-// filtered row j, or anchor j). radius 1 ... 64. Each block stages its input rows (32 groups of 4
-// bytes wide) in shared memory; each thread computes one group of 4 values for 4 rows.
-// Exact (CPU GaussianKernel+Bytes.swift `_verticalPass`).
-SF_KERNEL sfumato_gaussian_vertical(
-    const u8* src, u16* words, int width, int height, int pitch, int channels, int edge,
-    const u16* weights, int radius, int interpolate, int parity)
+// The integer route of sfumato_gaussian_vertical (below). Each block stages its input rows (32 groups
+// of 4 bytes wide) in shared memory; each thread computes one group of 4 values for 4 rows.
+SF_INLINE void sf_gauss_vertical_fixed(
+    u32* tile, const SfGaussWeights& gw, const u8* src, u16* words, int width, int height, int pitch, int channels,
+    int edge, int radius, int interpolate, int parity)
 {
-    __shared__ u32 tile[SF_GV_ROWS * SF_GV_TW];
-    __shared__ SfGaussWeights gw;
-    const int tx = sf_tid_x(), ty = sf_tid_y(), t = ty * SF_GV_TW + tx;
-    sf_gauss_weights(weights, radius, gw, t, SF_GV_TW * 8);
+    const int tx = sf_tid_x(), ty = sf_tid_y();
     const int groups = (width * channels + 3) >> 2;
     const int g = sf_ctaid_x() * SF_GV_TW + tx;
     const int step = interpolate ? 2 : 1;
@@ -350,8 +355,10 @@ SF_KERNEL sfumato_gaussian_vertical(
 
 #define SF_GH_VALUES 512   // values (bytes) of a row a warp covers: 32 lanes x 4 groups of 4
 #define SF_GH_STAGE (SF_GH_VALUES + 8 * SF_GAUSS_MAX_RADIUS)
-#define SF_GH_ROWS 32      // output rows a horizontal block covers
-#define SF_GH_ANCHORS 20   // anchors those rows can need
+#ifndef SF_GH_ROWS
+#define SF_GH_ROWS 40                     // output rows a horizontal block covers (a multiple of 8)
+#endif
+#define SF_GH_ANCHORS (SF_GH_ROWS / 2 + 4)   // anchors those rows can need (at most SF_GH_ROWS / 2 + 3)
 
 // Stages values v0 - halo ... v0 + SF_GH_VALUES + halo - 1 of one word row into `st` (one warp).
 SF_INLINE void sf_gauss_stage(
@@ -464,22 +471,15 @@ SF_INLINE u32 sf_cubic_mid(u32 a, u32 b, u32 c, u32 d) {
     return (u32)sf_clamp(m + (((m >> 1) - (e >> 1)) >> 2), 0, 65535);
 }
 
-// sfumato_gaussian_horizontal(const u16* words, u8* dst, int width, int height, int pitch, int channels,
-//                             int edge, const u16* weights, int radius, int interpolate, int parity)
-// Block (32, 8); grid (ceil(width * channels / 512), ceil(height / 32)). Each warp stages a word row
-// (512 values and the radius either side, edge rule on columns) in shared memory and computes
-// 4 groups of 4 values per lane; with `interpolate` the block first filters the anchors its 32
-// rows need, then writes each row: an anchor's high bytes, or the midpoint of four anchors.
-// Exact (CPU `_horizontalPass`, `_midRow`, `_storeHighBytes`).
-SF_KERNEL sfumato_gaussian_horizontal(
-    const u16* words, u8* dst, int width, int height, int pitch, int channels, int edge,
-    const u16* weights, int radius, int interpolate, int parity)
+// The integer route of sfumato_gaussian_horizontal (below). Each warp stages a word row (512 values
+// and the radius either side, edge rule on columns) in shared memory and computes 4 groups of 4
+// values per lane; with `interpolate` the block first filters the anchors its SF_GH_ROWS rows need,
+// then writes each row: an anchor's high bytes, or the midpoint of four anchors.
+SF_INLINE void sf_gauss_horizontal_fixed(
+    u16* stage, u16* hrows, const SfGaussWeights& gw, const u16* words, u8* dst, int width, int height, int pitch,
+    int channels, int edge, int radius, int interpolate, int parity)
 {
-    __shared__ __attribute__((aligned(16))) u16 stage[8 * SF_GH_STAGE];
-    __shared__ __attribute__((aligned(16))) u16 hrows[SF_GH_ANCHORS * SF_GH_VALUES];
-    __shared__ SfGaussWeights gw;
-    const int lane = sf_tid_x(), warp = sf_tid_y(), t = warp * 32 + lane;
-    sf_gauss_weights(weights, radius, gw, t, 256);
+    const int lane = sf_tid_x(), warp = sf_tid_y();
     const int n = width * channels;
     const int v0 = sf_ctaid_x() * SF_GH_VALUES;
     const int halo = channels * radius;
@@ -598,23 +598,15 @@ SF_INLINE sf_u32x2 sf_gauss_vgroup(
     return sf_gauss_words(acc);
 }
 
-// sfumato_gaussian(const u8* src, u8* dst, int width, int height, int pitch, int channels, int edge,
-//                  const u16* weights, int radius)
-// Both passes in one launch, without interpolation (sigma below 8), radius 1 ... 24.
-// Block (32, 8); grid (ceil(width * channels / 512), ceil(height / 16)). A block filters 512 values
-// of 16 rows: the vertical pass of those values and the radius either side into a 16-bit tile in
-// shared memory (from input rows staged in shared memory up to radius 12, through L1 beyond), the
-// edge rule applied to the columns outside the image, then the horizontal pass from the tile.
-// Exact (the same arithmetic as the two launches).
-SF_KERNEL sfumato_gaussian(
-    const u8* src, u8* dst, int width, int height, int pitch, int channels, int edge,
-    const u16* weights, int radius)
+// The integer route of sfumato_gaussian (below): the vertical pass of a block's 512 values and the
+// radius either side into a 16-bit tile in shared memory (from input rows staged in shared memory
+// up to radius 12, through L1 beyond), the edge rule applied to the columns outside the image, then
+// the horizontal pass from the tile.
+SF_INLINE void sf_gauss_fused_fixed(
+    u32* smem, const SfGaussWeights& gw, const u8* src, u8* dst, int width, int height, int pitch, int channels,
+    int edge, int radius)
 {
-    __shared__ __attribute__((aligned(16))) u32 smem[SF_GF_WORDS];
-    __shared__ SfGaussWeights gw;
     const int lane = sf_tid_x(), warp = sf_tid_y(), t = warp * 32 + lane;
-    radius = sf_mini(radius, SF_GF_MAX_RADIUS);
-    sf_gauss_weights(weights, radius, gw, t, 256);
     const int n = width * channels, groups = (n + 3) >> 2;
     const int v0 = sf_ctaid_x() * SF_GH_VALUES, y0 = sf_ctaid_y() * SF_GF_ROWS;
     const int halo = channels == 4 ? 4 * radius : (radius + 3) & ~3;   // values, whole groups
@@ -688,6 +680,611 @@ SF_KERNEL sfumato_gaussian(
             sf_gauss_h4(vrow, s + halo, channels, radius, gw, acc);
             *(u32*)(dst + (u32)y * (u32)pitch + (u32)(v0 + s)) = sf_gauss_bytes(acc);
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The float route (RGBA, and weights for which gw.hfloat holds: every sigma the CPU's byte route
+// takes): the same sums with two float operations per tap and value, no integer work in the taps.
+//
+// Every sum is a float T in [2^23, 2^24), where floats are the integers and fma.rm adds a floor:
+// - vertical: a byte b is the float 2^22 + 128 b (bits 0x4A800000 + (b << 8), one byte permutation);
+//   a pair's sum 2^23 + 128 (a + b) is exact, and fma.rm(sum, pair / 2^16, T) adds
+//   128 pair + ⌊(a + b) pair / 512⌋;
+// - horizontal: a word w is the float 2^22 + w / 2 (bits 0x4A800000 + w); add.rp of two is
+//   2^23 + ⌈(l + r) / 2⌉ = 2^23 + ((l + r + 1) >> 1), and fma.rm(that, pair / 2^16, T) adds
+//   128 pair + ⌊avg pair / 65536⌋;
+// - centres: fma.rm(2^22 + 128 b, w0 / 2^15, 2^23 - 128 w0) = 2^23 + ((b w0) >> 8), and
+//   fma.rm(2^22 + w / 2, w0 / 2^15, 2^23 + 128 - 128 w0) = 2^23 + 128 + ((w w0) >> 16).
+// The 2^23 + 128 Σ pair the taps carry (gw.fbias) comes off the bits at the end; T stays below
+// 2^24 while 129 Σ pair + w0 + 128 < 2^23 (gw.hfloat). Otherwise, and for grey images, the
+// kernels run the integer route above (the same bytes).
+//
+// Each thread keeps the taps of M neighbouring outputs (rows, or pixels of a row) in registers:
+// tap m of output i pairs up(i - m) with dn(i + m), so going from one tap to the next shifts both
+// windows by one value; M taps at a time (registers renamed, not moved), then the rest.
+
+typedef float sf_f32x4 __attribute__((ext_vector_type(4)));
+
+// Tuning (docs/GPU-KERNELS.md, Speed): whether each kernel's streams load a step ahead (PF), and
+// the blocks per SM its registers are held to (LB, 0: no bound). Measured on an H200: occupancy
+// matters more than prefetching (these passes wait on loads and barriers more than on issue).
+#ifndef SF_GF_PF
+#define SF_GF_PF false
+#endif
+#ifndef SF_GV_PF
+#define SF_GV_PF false
+#endif
+#ifndef SF_GH_PF
+#define SF_GH_PF false
+#endif
+#ifndef SF_GF_LB
+#define SF_GF_LB 3
+#endif
+#ifndef SF_GV_LB
+#define SF_GV_LB 3
+#endif
+#ifndef SF_GH_LB
+#define SF_GH_LB 4
+#endif
+// launch_bounds(256, n) for n > 0 (min blocks per SM), nothing for 0.
+#ifdef SFUMATO_HOST_EMULATION
+#define SF_GAUSS_LAUNCH_BOUNDS(n)
+#else
+#define SF_GAUSS_LAUNCH_BOUNDS(n) __attribute__((launch_bounds(256, (n) > 0 ? (n) : 1)))
+#endif
+
+// The outputs (and taps per step) a thread keeps in registers; the horizontal pass's layout (32
+// segments of 4 pixels, 16-byte stores) assumes 4.
+#define SF_GN_M 4
+
+// Four bytes as the floats 2^22 + 128 b.
+SF_INLINE sf_f32x4 sf_gauss_fbytes(u32 p) {
+    sf_f32x4 v;
+    v.x = sf_bits_float(sf_prmt(p, 0x4A800000u, 0x7604));
+    v.y = sf_bits_float(sf_prmt(p, 0x4A800000u, 0x7614));
+    v.z = sf_bits_float(sf_prmt(p, 0x4A800000u, 0x7624));
+    v.w = sf_bits_float(sf_prmt(p, 0x4A800000u, 0x7634));
+    return v;
+}
+
+// Four words (two 32-bit lanes) as the floats 2^22 + w / 2.
+SF_INLINE sf_f32x4 sf_gauss_fwords(sf_u32x2 p) {
+    sf_f32x4 v;
+    v.x = sf_bits_float(sf_prmt(p.x, 0x4A800000u, 0x7610));
+    v.y = sf_bits_float(sf_prmt(p.x, 0x4A800000u, 0x7632));
+    v.z = sf_bits_float(sf_prmt(p.y, 0x4A800000u, 0x7610));
+    v.w = sf_bits_float(sf_prmt(p.y, 0x4A800000u, 0x7632));
+    return v;
+}
+
+SF_INLINE sf_f32x4 sf_gauss_fzero() {
+    const float z = sf_bits_float(0x4A800000u);
+    sf_f32x4 v = {z, z, z, z};
+    return v;
+}
+
+// Taps s < S of one step: outputs i, carried windows cu (up(M - 1 - j)), cd (dn(j)) and the
+// step's new values nu (up(-1 - j)), nd (dn(M + j)), relative to the step's first tap.
+template <int M, int S, bool UP>
+SF_INLINE void sf_gwin_step(
+    const sf_f32x4 (&cu)[M], const sf_f32x4 (&nu)[M], const sf_f32x4 (&cd)[M], const sf_f32x4 (&nd)[M],
+    const float* Q, int qs, float (&T)[M][4])
+{
+    #pragma unroll
+    for (int s = 0; s < S; s++) {
+        const float q = Q[s * qs];
+        #pragma unroll
+        for (int i = 0; i < M; i++) {
+            const int ju = M - 1 - i + s, jd = i + s;
+            const sf_f32x4 a = ju < M ? cu[ju] : nu[ju - M];
+            const sf_f32x4 b = jd < M ? cd[jd] : nd[jd - M];
+            if (UP) {
+                T[i][0] = sf_fma_down(sf_fadd_up(a.x, b.x), q, T[i][0]);
+                T[i][1] = sf_fma_down(sf_fadd_up(a.y, b.y), q, T[i][1]);
+                T[i][2] = sf_fma_down(sf_fadd_up(a.z, b.z), q, T[i][2]);
+                T[i][3] = sf_fma_down(sf_fadd_up(a.w, b.w), q, T[i][3]);
+            } else {
+                T[i][0] = sf_fma_down(sf_fadd(a.x, b.x), q, T[i][0]);
+                T[i][1] = sf_fma_down(sf_fadd(a.y, b.y), q, T[i][1]);
+                T[i][2] = sf_fma_down(sf_fadd(a.z, b.z), q, T[i][2]);
+                T[i][3] = sf_fma_down(sf_fadd(a.w, b.w), q, T[i][3]);
+            }
+        }
+    }
+}
+
+// T[i][c] = fma.rm(up(i - m)[c] + dn(i + m)[c], Q[m * qs], T[i][c]) for taps m < n, outputs i < M
+// (UP: the sums rounded up). `up` and `dn` are streams: up yields up(M - 1), up(M - 2), ... and dn
+// yields dn(0), dn(1), ...; each load is issued a step (M taps) before its values are used.
+// The streams read up to up(-n - M) and dn(n + 2M - 1); values past up(-n + 1) and dn(n + M - 2)
+// only need to be readable.
+template <int M, bool UP, bool PREFETCH, class L>
+SF_INLINE void sf_gwin(L up, L dn, const float* Q, int qs, int n, float (&T)[M][4]) {
+    typedef typename L::Raw R;
+    sf_f32x4 cu[M], cd[M], nu[M], nd[M];
+    R pu[M], pd[M];
+    #pragma unroll
+    for (int j = 0; j < M; j++) {
+        cu[j] = L::conv(up.next());
+        cd[j] = L::conv(dn.next());
+    }
+    if (PREFETCH) {
+        #pragma unroll
+        for (int j = 0; j < M; j++) {
+            pu[j] = up.next();
+            pd[j] = dn.next();
+        }
+    }
+    int mb = 0;
+    #pragma unroll 1
+    for (; mb + M <= n; mb += M) {
+        #pragma unroll
+        for (int j = 0; j < M; j++) {
+            nu[j] = L::conv(PREFETCH ? pu[j] : up.next());
+            nd[j] = L::conv(PREFETCH ? pd[j] : dn.next());
+        }
+        if (PREFETCH) {
+            #pragma unroll
+            for (int j = 0; j < M; j++) {
+                pu[j] = up.next();
+                pd[j] = dn.next();
+            }
+        }
+        sf_gwin_step<M, M, UP>(cu, nu, cd, nd, Q + mb * qs, qs, T);
+        #pragma unroll
+        for (int j = 0; j < M; j++) {
+            cu[j] = nu[j];
+            cd[j] = nd[j];
+        }
+    }
+    const int rest = n - mb;
+    if (rest == 0) return;
+    #pragma unroll
+    for (int j = 0; j < M; j++) {
+        nu[j] = L::conv(PREFETCH ? pu[j] : up.next());
+        nd[j] = L::conv(PREFETCH ? pd[j] : dn.next());
+    }
+    if (rest == 1) sf_gwin_step<M, 1, UP>(cu, nu, cd, nd, Q + mb * qs, qs, T);
+    if constexpr (M > 2) { if (rest == 2) sf_gwin_step<M, 2, UP>(cu, nu, cd, nd, Q + mb * qs, qs, T); }
+    if constexpr (M > 3) { if (rest == 3) sf_gwin_step<M, 3, UP>(cu, nu, cd, nd, Q + mb * qs, qs, T); }
+    if constexpr (M > 4) { if (rest == 4) sf_gwin_step<M, 4, UP>(cu, nu, cd, nd, Q + mb * qs, qs, T); }
+    if constexpr (M > 5) { if (rest == 5) sf_gwin_step<M, 5, UP>(cu, nu, cd, nd, Q + mb * qs, qs, T); }
+}
+
+// A stream of staged input words (rows of SF_GV_TW), `delta` words apart, as floats.
+struct SfGStaged {
+    typedef u32 Raw;
+    const u32* p;
+    int delta;
+    SF_METHOD u32 next() { const u32 v = *p; p += delta; return v; }
+    SF_METHOD static sf_f32x4 conv(u32 v) { return sf_gauss_fbytes(v); }
+};
+
+// A stream of rows of one input pixel column, `dy` rows apart from row y: all inside the image,
+// or (SfGColumnEdge) under the edge rule.
+struct SfGColumn {
+    typedef u32 Raw;
+    const u8* p;
+    long long delta;   // dy * pitch
+    SF_METHOD u32 next() { const u32 v = sf_ld32(p); p += delta; return v; }
+    SF_METHOD static sf_f32x4 conv(u32 v) { return sf_gauss_fbytes(v); }
+};
+struct SfGColumnEdge {
+    typedef u32 Raw;
+    const u8* col;
+    int y, dy, height, edge;
+    u32 pitch;
+    SF_METHOD u32 next() {
+        int yy = y;
+        y += dy;
+        if (edge == SF_EDGE_CLAMP) yy = sf_clamp(yy, 0, height - 1);
+        else if ((unsigned)yy >= (unsigned)height) return 0u;
+        return sf_ld32(col + (u32)yy * pitch);
+    }
+    SF_METHOD static sf_f32x4 conv(u32 v) { return sf_gauss_fbytes(v); }
+};
+
+// A stream of pixels of a row of words in shared memory (4 words a pixel), `delta` words apart.
+struct SfGTileRow {
+    typedef sf_u32x2 Raw;
+    const u16* p;
+    int delta;
+    SF_METHOD sf_u32x2 next() { const sf_u32x2 v = *(const sf_u32x2*)p; p += delta; return v; }
+    SF_METHOD static sf_f32x4 conv(sf_u32x2 v) { return sf_gauss_fwords(v); }
+};
+
+// The centre terms.
+SF_INLINE void sf_gauss_fcentre(sf_f32x4 v, float c0, float add, float (&T)[4]) {
+    T[0] = sf_fma_down(v.x, c0, add);
+    T[1] = sf_fma_down(v.y, c0, add);
+    T[2] = sf_fma_down(v.z, c0, add);
+    T[3] = sf_fma_down(v.w, c0, add);
+}
+
+// Four sums as four 16-bit words (two lanes each) and as the four high bytes of their low 16 bits.
+SF_INLINE sf_u32x2 sf_gauss_fpack_words(const float (&T)[4], u32 bias) {
+    const u32 a = sf_float_bits(T[0]) - bias, b = sf_float_bits(T[1]) - bias;
+    const u32 c = sf_float_bits(T[2]) - bias, d = sf_float_bits(T[3]) - bias;
+    sf_u32x2 o;
+    o.x = sf_prmt(a, b, 0x5410);
+    o.y = sf_prmt(c, d, 0x5410);
+    return o;
+}
+SF_INLINE u32 sf_gauss_fpack_bytes(const float (&T)[4], u32 bias) {
+    const u32 a = sf_float_bits(T[0]) - bias, b = sf_float_bits(T[1]) - bias;
+    const u32 c = sf_float_bits(T[2]) - bias, d = sf_float_bits(T[3]) - bias;
+    return sf_prmt(sf_prmt(a, b, 0x0051), sf_prmt(c, d, 0x0051), 0x5410);
+}
+
+// The vertical pass of M rows (centre rows y0 + STEP i) of one RGBA column from staged rows;
+// `c` points at the first output's centre row.
+template <int STEP, bool PF>
+SF_INLINE void sf_gauss_vcolumn_staged(const u32* c, const SfGaussWeights& gw, int radius, float (&T)[SF_GN_M][4]) {
+    #pragma unroll
+    for (int i = 0; i < SF_GN_M; i++) sf_gauss_fcentre(sf_gauss_fbytes(c[i * STEP * SF_GV_TW]), gw.c0, gw.cv, T[i]);
+    const int st = STEP * SF_GV_TW, top = (SF_GN_M - 1) * st;
+    if (STEP == 1) {
+        sf_gwin<SF_GN_M, false, PF>(SfGStaged{c - SF_GV_TW + top, -st}, SfGStaged{c + SF_GV_TW, st}, gw.Q + 1, 1, radius, T);
+    } else {
+        // Even distances 2m + 2 pair rows of the centres' parity, odd ones 2m + 1 the others.
+        sf_gwin<SF_GN_M, false, PF>(SfGStaged{c - 2 * SF_GV_TW + top, -st}, SfGStaged{c + 2 * SF_GV_TW, st}, gw.Q + 2, 2, radius >> 1, T);
+        sf_gwin<SF_GN_M, false, PF>(SfGStaged{c - SF_GV_TW + top, -st}, SfGStaged{c + SF_GV_TW, st}, gw.Q + 1, 2, (radius + 1) >> 1, T);
+    }
+}
+
+#define SF_GV_MARGIN (2 * SF_GN_M + 2)   // staged rows beyond the radius the streams read
+#define SF_GV_FROWS (2 * SF_GV_TH - 1 + 2 * (SF_GAUSS_MAX_RADIUS + SF_GV_MARGIN))
+#define SF_GV_SMEM (SF_GV_FROWS > SF_GV_ROWS ? SF_GV_FROWS : SF_GV_ROWS)
+
+// The vertical pass of SF_GN_M rows of one RGBA column read from the input (L1), centre rows
+// yc + STEP i; INSIDE when every row the streams read lies in the image.
+template <bool INSIDE, int STEP, bool PF>
+SF_INLINE void sf_gauss_vcolumn(const u8* col, int yc, int height, int edge, u32 pitch, const SfGaussWeights& gw,
+                                int radius, float (&T)[SF_GN_M][4]) {
+    #pragma unroll
+    for (int i = 0; i < SF_GN_M; i++) {
+        int y = yc + STEP * i;
+        u32 v = 0;
+        if (INSIDE) v = sf_ld32(col + (u32)y * pitch);
+        else {
+            if (edge == SF_EDGE_CLAMP) y = sf_clamp(y, 0, height - 1);
+            if ((unsigned)y < (unsigned)height) v = sf_ld32(col + (u32)y * pitch);
+        }
+        sf_gauss_fcentre(sf_gauss_fbytes(v), gw.c0, gw.cv, T[i]);
+    }
+    const int top = STEP * (SF_GN_M - 1);
+    #pragma unroll
+    for (int cls = STEP == 1 ? 1 : 0; cls < 2; cls++) {
+        // STEP 2: even distances 2m + 2 pair rows of the centres' parity, odd ones 2m + 1 the others.
+        const int off = STEP == 1 ? 1 : 2 - cls;
+        const int n = STEP == 1 ? radius : cls == 0 ? radius >> 1 : (radius + 1) >> 1;
+        const float* Q = gw.Q + off;
+        if (INSIDE) {
+            const long long d = (long long)STEP * (long long)pitch;
+            sf_gwin<SF_GN_M, false, PF>(SfGColumn{col + (u32)(yc - off + top) * pitch, -d}, SfGColumn{col + (u32)(yc + off) * pitch, d},
+                                    Q, STEP, n, T);
+        } else {
+            sf_gwin<SF_GN_M, false, PF>(SfGColumnEdge{col, yc - off + top, -STEP, height, edge, pitch},
+                                    SfGColumnEdge{col, yc + off, STEP, height, edge, pitch}, Q, STEP, n, T);
+        }
+    }
+}
+
+// 1: the float vertical pass reads the input through L1 (no barrier); 0: from rows staged in
+// shared memory (measured slower: 0.38 against 0.28 ms at sigma 10).
+#ifndef SF_GV_DIRECT
+#define SF_GV_DIRECT 1
+#endif
+
+SF_INLINE void sf_gauss_vertical_float(
+    u32* tile, const SfGaussWeights& gw, const u8* src, u16* words, int width, int height, int pitch, int edge,
+    int radius, int interpolate, int parity)
+{
+    const int tx = sf_tid_x(), ty = sf_tid_y();
+#if SF_GV_DIRECT
+    {
+        const int g = sf_ctaid_x() * SF_GV_TW + tx;
+        const int step = interpolate ? 2 : 1;
+        const int base = interpolate ? sf_gauss_anchor_base(parity) : 0;
+        const int rows = interpolate ? sf_gauss_anchor_count(height, parity) : height;
+        const int j = sf_ctaid_y() * SF_GV_TH + SF_GN_M * ty;
+        if (g >= width || j >= rows) return;
+        const int yc = base + step * j, rs = radius + 2 * SF_GN_M + 2;
+        const bool inside = yc - rs >= 0 && yc + step * (SF_GN_M - 1) + rs < height;
+        const u8* col = src + 4u * (u32)g;
+        float T[SF_GN_M][4];
+        if (interpolate) {
+            if (inside) sf_gauss_vcolumn<true, 2, SF_GV_PF>(col, yc, height, edge, (u32)pitch, gw, radius, T);
+            else sf_gauss_vcolumn<false, 2, SF_GV_PF>(col, yc, height, edge, (u32)pitch, gw, radius, T);
+        } else {
+            if (inside) sf_gauss_vcolumn<true, 1, SF_GV_PF>(col, yc, height, edge, (u32)pitch, gw, radius, T);
+            else sf_gauss_vcolumn<false, 1, SF_GV_PF>(col, yc, height, edge, (u32)pitch, gw, radius, T);
+        }
+        #pragma unroll
+        for (int i = 0; i < SF_GN_M; i++)
+            if (j + i < rows) *(sf_u32x2*)(words + (u32)(j + i) * (u32)pitch + 4u * (u32)g) = sf_gauss_fpack_words(T[i], gw.fbias);
+        return;
+    }
+#endif
+    const int g = sf_ctaid_x() * SF_GV_TW + tx;   // the pixel column
+    const int step = interpolate ? 2 : 1;
+    const int base = interpolate ? sf_gauss_anchor_base(parity) : 0;
+    const int rows = interpolate ? sf_gauss_anchor_count(height, parity) : height;
+    const int j0 = sf_ctaid_y() * SF_GV_TH;
+    const int rs = radius + SF_GV_MARGIN;
+    const int first = base + step * j0 - rs;
+    const int span = step * (SF_GV_TH - 1) + 2 * rs + 1;
+    for (int r = ty; r < span; r += 8) {
+        int y = first + r;
+        u32 v = 0;
+        if (g < width) {
+            if (edge == SF_EDGE_CLAMP) y = sf_clamp(y, 0, height - 1);
+            if ((unsigned)y < (unsigned)height) v = sf_ld32(src + (u32)y * (u32)pitch + 4u * (u32)g);
+        }
+        tile[r * SF_GV_TW + tx] = v;
+    }
+    sf_sync();
+    if (g >= width) return;
+    const int jl = SF_GN_M * ty;   // this thread's first output
+    if (j0 + jl >= rows) return;
+    float T[SF_GN_M][4];
+    const u32* c = tile + (rs + step * jl) * SF_GV_TW + tx;
+    if (interpolate) sf_gauss_vcolumn_staged<2, SF_GV_PF>(c, gw, radius, T);
+    else sf_gauss_vcolumn_staged<1, SF_GV_PF>(c, gw, radius, T);
+    #pragma unroll
+    for (int i = 0; i < SF_GN_M; i++) {
+        const int j = j0 + jl + i;
+        if (j < rows) *(sf_u32x2*)(words + (u32)j * (u32)pitch + 4u * (u32)g) = sf_gauss_fpack_words(T[i], gw.fbias);
+    }
+}
+
+// Horizontal: rows of words staged 8 at a time, SF_GN_M pixels a thread.
+#define SF_GH_PIXELS (SF_GH_VALUES / 4)                                    // 128 pixels a block
+#define SF_GH_MARGIN (SF_GN_M + 1)                                               // pixels beyond the radius the streams read
+#define SF_GH_FSTRIDE (SF_GH_PIXELS + 2 * (SF_GAUSS_MAX_RADIUS + SF_GH_MARGIN) + 1)   // odd: pixels of a staged row
+#define SF_GH_FROWS 8
+
+// Stages pixels x0 - rs ... x0 + 127 + rs of a word row (edge rule on columns) at `st` (pixels of
+// 4 words), by `threads` threads from `i0`.
+SF_INLINE void sf_gauss_fstage(u16* st, const u16* row, int x0, int rs, int width, int edge, int i0, int threads) {
+    const int count = SF_GH_PIXELS + 2 * rs;
+    for (int i = i0; i < count; i += threads) {
+        int px = x0 - rs + i;
+        sf_u32x2 v = {0u, 0u};
+        if (edge == SF_EDGE_CLAMP) px = sf_clamp(px, 0, width - 1);
+        if ((unsigned)px < (unsigned)width) v = *(const sf_u32x2*)(row + 4u * (u32)px);
+        *(sf_u32x2*)(st + 4 * i) = v;
+    }
+}
+
+// The horizontal pass of SF_GN_M pixels from a staged row; `c` points at the first pixel.
+template <bool PF>
+SF_INLINE void sf_gauss_hpixels(const u16* c, const SfGaussWeights& gw, int radius, float (&T)[SF_GN_M][4]) {
+    #pragma unroll
+    for (int i = 0; i < SF_GN_M; i++) sf_gauss_fcentre(sf_gauss_fwords(*(const sf_u32x2*)(c + 4 * i)), gw.c0, gw.ch, T[i]);
+    sf_gwin<SF_GN_M, true, PF>(SfGTileRow{c + 4 * (SF_GN_M - 2), -4}, SfGTileRow{c + 4, 4}, gw.Q + 1, 1, radius, T);
+}
+
+// Stores SF_GN_M RGBA pixels (those inside the row).
+SF_INLINE void sf_gauss_fstore(u8* d, int x, int width, const float (&T)[SF_GN_M][4], u32 bias) {
+    u32 o[SF_GN_M];
+    #pragma unroll
+    for (int i = 0; i < SF_GN_M; i++) o[i] = sf_gauss_fpack_bytes(T[i], bias);
+    if (x + SF_GN_M <= width) {
+        sf_u32x4 v = {o[0], o[1], o[2], o[3]};
+        *(sf_u32x4*)d = v;
+    } else {
+        #pragma unroll
+        for (int i = 0; i < SF_GN_M; i++) if (x + i < width) ((u32*)d)[i] = o[i];
+    }
+}
+
+SF_INLINE void sf_gauss_horizontal_float(
+    u16* st, u16* hrows, const SfGaussWeights& gw, const u16* words, u8* dst, int width, int height, int pitch,
+    int edge, int radius, int interpolate, int parity)
+{
+    const int t = sf_tid_y() * 32 + sf_tid_x();
+    const int x0 = sf_ctaid_x() * SF_GH_PIXELS, y0 = sf_ctaid_y() * SF_GH_ROWS;
+    const int rs = radius + SF_GH_MARGIN;
+    // This thread's row of a batch and its 4 pixels; a half-warp's 16 threads read 8 rows at two
+    // segments 8 pixels apart (with an odd row stride, 16 different banks).
+    const int hr = t & 7, seg = 2 * ((t >> 3) & 1) + ((t >> 4) & 1) + 4 * (t >> 5);
+    const int xs = x0 + SF_GN_M * seg;
+    const u16* c = st + 4 * (hr * SF_GH_FSTRIDE + rs + SF_GN_M * seg);
+    if (!interpolate) {
+        #pragma unroll 1
+        for (int b = 0; b < SF_GH_ROWS / SF_GH_FROWS; b++) {
+            {   // warp w stages row w of the batch
+                const int r = sf_tid_y(), y = y0 + SF_GH_FROWS * b + r;
+                if (y < height) sf_gauss_fstage(st + 4 * r * SF_GH_FSTRIDE, words + (u32)y * (u32)pitch, x0, rs, width, edge, sf_tid_x(), 32);
+            }
+            sf_sync();
+            const int y = y0 + SF_GH_FROWS * b + hr;
+            if (y < height && xs < width) {
+                float T[SF_GN_M][4];
+                sf_gauss_hpixels<SF_GH_PF>(c, gw, radius, T);
+                sf_gauss_fstore(dst + (u32)y * (u32)pitch + 4u * (u32)xs, xs, width, T, gw.fbias);
+            }
+            sf_sync();
+        }
+        return;
+    }
+    const int base = sf_gauss_anchor_base(parity), anchors = sf_gauss_anchor_count(height, parity);
+    const int y1 = sf_mini(y0 + SF_GH_ROWS - 1, height - 1);
+    const int jmin = sf_maxi(0, (y0 - 3 - base + 1) >> 1);
+    const int jmax = sf_mini(anchors - 1, (y1 + 3 - base) >> 1);
+    const int count = jmax - jmin + 1;
+    #pragma unroll 1
+    for (int b = 0; b * SF_GH_FROWS < count; b++) {
+        {   // warp w stages anchor row w of the batch
+            const int r = sf_tid_y(), jl = SF_GH_FROWS * b + r;
+            if (jl < count) sf_gauss_fstage(st + 4 * r * SF_GH_FSTRIDE, words + (u32)(jmin + jl) * (u32)pitch, x0, rs, width, edge, sf_tid_x(), 32);
+        }
+        sf_sync();
+        const int jl = SF_GH_FROWS * b + hr;
+        if (jl < count) {
+            float T[SF_GN_M][4];
+            sf_gauss_hpixels<SF_GH_PF>(c, gw, radius, T);
+            u16* h = hrows + jl * SF_GH_VALUES + 4 * SF_GN_M * seg;
+            const sf_u32x2 p0 = sf_gauss_fpack_words(T[0], gw.fbias), p1 = sf_gauss_fpack_words(T[1], gw.fbias);
+            const sf_u32x2 p2 = sf_gauss_fpack_words(T[2], gw.fbias), p3 = sf_gauss_fpack_words(T[3], gw.fbias);
+            sf_u32x4 v0 = {p0.x, p0.y, p1.x, p1.y}, v1 = {p2.x, p2.y, p3.x, p3.y};
+            *(sf_u32x4*)h = v0;
+            *(sf_u32x4*)(h + 8) = v1;
+        }
+        sf_sync();
+    }
+    const int lane = sf_tid_x(), warp = sf_tid_y(), n = 4 * width;
+    const int v0 = 4 * x0;
+    #pragma unroll 1
+    for (int i = 0; i < SF_GH_ROWS / 8; i++) {
+        const int y = y0 + warp + 8 * i;
+        if (y >= height) break;
+        const bool anchor = ((y + parity) & 1) == 0;
+        const int jl = anchor ? ((y - base) >> 1) - jmin : ((y - 3 - base) >> 1) - jmin;
+        for (int m = 0; m < 4; m++) {
+            const int s = 4 * (lane + 32 * m);
+            if (v0 + s >= n) break;
+            u32 v[4];
+            const sf_u32x2 b = *(const sf_u32x2*)(hrows + jl * SF_GH_VALUES + s);
+            v[0] = b.x & 0xFFFFu; v[1] = b.x >> 16; v[2] = b.y & 0xFFFFu; v[3] = b.y >> 16;
+            if (!anchor) {
+                const sf_u32x2 c1 = *(const sf_u32x2*)(hrows + (jl + 1) * SF_GH_VALUES + s);
+                const sf_u32x2 d = *(const sf_u32x2*)(hrows + (jl + 2) * SF_GH_VALUES + s);
+                const sf_u32x2 e = *(const sf_u32x2*)(hrows + (jl + 3) * SF_GH_VALUES + s);
+                v[0] = sf_cubic_mid(v[0], c1.x & 0xFFFFu, d.x & 0xFFFFu, e.x & 0xFFFFu);
+                v[1] = sf_cubic_mid(v[1], c1.x >> 16, d.x >> 16, e.x >> 16);
+                v[2] = sf_cubic_mid(v[2], c1.y & 0xFFFFu, d.y & 0xFFFFu, e.y & 0xFFFFu);
+                v[3] = sf_cubic_mid(v[3], c1.y >> 16, d.y >> 16, e.y >> 16);
+            }
+            const u32 o = (v[0] >> 8) | ((v[1] >> 8) << 8) | ((v[2] >> 8) << 16) | ((v[3] >> 8) << 24);
+            *(u32*)(dst + (u32)y * (u32)pitch + (u32)(v0 + s)) = o;
+        }
+    }
+}
+
+// Fused: a block's 16 rows x 128 pixels; the vertical pass of those rows over the pixels and the
+// radius either side into a word tile (4 rows of a column a task, the input read through L1), then
+// the horizontal pass from it (4 pixels of a row a task; a half-warp reads 16 rows).
+#define SF_GF_FSTRIDE (SF_GH_PIXELS + 2 * (SF_GF_MAX_RADIUS + SF_GH_MARGIN) + 1)   // odd, pixels
+#define SF_GF_FWORDS (SF_GF_ROWS * SF_GF_FSTRIDE * 2)                             // u32 words of the tile
+#define SF_GF_SMEM (SF_GF_FWORDS > SF_GF_WORDS ? SF_GF_FWORDS : SF_GF_WORDS)
+
+SF_INLINE void sf_gauss_fused_float(
+    u32* smem, const SfGaussWeights& gw, const u8* src, u8* dst, int width, int height, int pitch, int edge, int radius)
+{
+    const int t = sf_tid_y() * 32 + sf_tid_x();
+    const int x0 = sf_ctaid_x() * SF_GH_PIXELS, y0 = sf_ctaid_y() * SF_GF_ROWS;
+    const int rs = radius + SF_GH_MARGIN;        // tile pixels either side (the streams' reach)
+    const int ncols = SF_GH_PIXELS + 2 * radius;  // the columns the taps use
+    const int stride = SF_GH_PIXELS + 2 * rs + 1; // odd
+    const int vr = radius + SF_GN_M + 1;          // rows the vertical streams read beyond the centres
+    u16* tile = (u16*)smem;
+    // Tasks t, t + 256, ...: task q * ncols + col computes rows 4q ... 4q + 3 of column col.
+    int q = 0, col = t;
+    while (col >= ncols) { col -= ncols; q++; }
+    while (q < SF_GF_ROWS / SF_GN_M) {
+        int px = x0 - radius + col;
+        const int yc = y0 + SF_GN_M * q;
+        u16* out = tile + 4 * (SF_GN_M * q * stride + rs - radius + col);
+        if ((unsigned)px >= (unsigned)width && edge != SF_EDGE_CLAMP) {
+            #pragma unroll
+            for (int i = 0; i < SF_GN_M; i++) *(sf_u32x2*)(out + 4 * i * stride) = sf_u32x2{0u, 0u};
+        } else {
+            px = sf_clamp(px, 0, width - 1);
+            const u8* col8 = src + 4u * (u32)px;
+            float T[SF_GN_M][4];
+            if (yc - vr >= 0 && yc + SF_GN_M - 1 + vr < height) sf_gauss_vcolumn<true, 1, SF_GF_PF>(col8, yc, height, edge, (u32)pitch, gw, radius, T);
+            else sf_gauss_vcolumn<false, 1, SF_GF_PF>(col8, yc, height, edge, (u32)pitch, gw, radius, T);
+            #pragma unroll
+            for (int i = 0; i < SF_GN_M; i++) *(sf_u32x2*)(out + 4 * i * stride) = sf_gauss_fpack_words(T[i], gw.fbias);
+        }
+        col += 256;
+        while (col >= ncols) { col -= ncols; q++; }
+    }
+    sf_sync();
+    // 16 rows x 32 segments of 4 pixels; a half-warp reads 16 rows of one segment.
+    for (int id = t; id < SF_GF_ROWS * (SF_GH_PIXELS / SF_GN_M); id += 256) {
+        const int row = id & (SF_GF_ROWS - 1), seg = id >> 4;
+        const int y = y0 + row, xs = x0 + SF_GN_M * seg;
+        if (y >= height || xs >= width) continue;
+        float T[SF_GN_M][4];
+        sf_gauss_hpixels<SF_GF_PF>(tile + 4 * (row * stride + rs + SF_GN_M * seg), gw, radius, T);
+        sf_gauss_fstore(dst + (u32)y * (u32)pitch + 4u * (u32)xs, xs, width, T, gw.fbias);
+    }
+}
+
+// sfumato_gaussian_vertical(const u8* src, u16* words, int width, int height, int pitch, int channels,
+//                           int edge, const u16* weights, int radius, int interpolate, int parity)
+// Block (32, 8); grid (ceil(ceil(width * channels / 4) / 32), ceil(rows / 32)), rows = height, or the
+// anchor count with `interpolate`. `words` holds rows x 2 * pitch bytes (row j of words is the
+// filtered row j, or anchor j). radius 1 ... 64. Float route: each thread filters one pixel column
+// for 4 consecutive rows (anchors), reading the input through L1; integer route: above.
+// Exact (CPU GaussianKernel+Bytes.swift `_verticalPass`).
+SF_KERNEL SF_GAUSS_LAUNCH_BOUNDS(SF_GV_LB) sfumato_gaussian_vertical(
+    const u8* src, u16* words, int width, int height, int pitch, int channels, int edge,
+    const u16* weights, int radius, int interpolate, int parity)
+{
+    __shared__ u32 tile[SF_GV_SMEM * SF_GV_TW];
+    __shared__ SfGaussWeights gw;
+    const int t = sf_tid_y() * SF_GV_TW + sf_tid_x();
+    sf_gauss_weights(weights, radius, gw, t, SF_GV_TW * 8);
+    sf_sync();
+    if (channels == 4 && gw.hfloat) {
+        sf_gauss_vertical_float(tile, gw, src, words, width, height, pitch, edge, radius, interpolate, parity);
+    } else {
+        sf_gauss_vertical_fixed(tile, gw, src, words, width, height, pitch, channels, edge, radius, interpolate, parity);
+    }
+}
+
+// sfumato_gaussian_horizontal(const u16* words, u8* dst, int width, int height, int pitch, int channels,
+//                             int edge, const u16* weights, int radius, int interpolate, int parity)
+// Block (32, 8); grid (ceil(width * channels / 512), ceil(height / SF_GH_ROWS)), SF_GH_ROWS = 40.
+// A block covers 512 values (128 RGBA pixels) of 40 rows; with `interpolate` it first filters the
+// anchors those rows need (at most 23) into shared memory, then writes each row: an anchor's high
+// bytes, or the midpoint of four anchors. Float route: word rows staged 8 at a time (edge rule on
+// columns), each thread filters 4 pixels of one; integer route: above.
+// Exact (CPU `_horizontalPass`, `_midRow`, `_storeHighBytes`).
+#define SF_GH_SMEM_STAGE (8 * SF_GH_STAGE > 4 * SF_GH_FROWS * SF_GH_FSTRIDE ? 8 * SF_GH_STAGE : 4 * SF_GH_FROWS * SF_GH_FSTRIDE)
+SF_KERNEL SF_GAUSS_LAUNCH_BOUNDS(SF_GH_LB) sfumato_gaussian_horizontal(
+    const u16* words, u8* dst, int width, int height, int pitch, int channels, int edge,
+    const u16* weights, int radius, int interpolate, int parity)
+{
+    __shared__ __attribute__((aligned(16))) u16 stage[SF_GH_SMEM_STAGE];
+    __shared__ __attribute__((aligned(16))) u16 hrows[SF_GH_ANCHORS * SF_GH_VALUES];
+    __shared__ SfGaussWeights gw;
+    const int t = sf_tid_y() * 32 + sf_tid_x();
+    sf_gauss_weights(weights, radius, gw, t, 256);
+    sf_sync();
+    if (channels == 4 && gw.hfloat) {
+        sf_gauss_horizontal_float(stage, hrows, gw, words, dst, width, height, pitch, edge, radius, interpolate, parity);
+    } else {
+        sf_gauss_horizontal_fixed(stage, hrows, gw, words, dst, width, height, pitch, channels, edge, radius, interpolate, parity);
+    }
+}
+
+// sfumato_gaussian(const u8* src, u8* dst, int width, int height, int pitch, int channels, int edge,
+//                  const u16* weights, int radius)
+// Both passes in one launch, without interpolation (sigma below 8), radius 1 ... 24.
+// Block (32, 8); grid (ceil(width * channels / 512), ceil(height / 16)). A block filters 512 values
+// of 16 rows: the vertical pass of those values and the radius either side into a 16-bit tile in
+// shared memory, the edge rule applied to the columns outside the image, then the horizontal pass
+// from the tile. Exact (the same arithmetic as the two launches).
+SF_KERNEL SF_GAUSS_LAUNCH_BOUNDS(SF_GF_LB) sfumato_gaussian(
+    const u8* src, u8* dst, int width, int height, int pitch, int channels, int edge,
+    const u16* weights, int radius)
+{
+    __shared__ __attribute__((aligned(16))) u32 smem[SF_GF_SMEM];
+    __shared__ SfGaussWeights gw;
+    const int t = sf_tid_y() * 32 + sf_tid_x();
+    radius = sf_mini(radius, SF_GF_MAX_RADIUS);
+    sf_gauss_weights(weights, radius, gw, t, 256);
+    sf_sync();
+    if (channels == 4 && gw.hfloat) {
+        sf_gauss_fused_float(smem, gw, src, dst, width, height, pitch, edge, radius);
+    } else {
+        sf_gauss_fused_fixed(smem, gw, src, dst, width, height, pitch, channels, edge, radius);
     }
 }
 

@@ -45,6 +45,8 @@ SF_INLINE u32 sf_float_bits(float a) { return __nvvm_bitcast_f2i(a); }
 SF_INLINE float sf_bits_float(u32 a) { return __nvvm_bitcast_i2f((int)a); }
 // a x b + c computed exactly and rounded once, down (toward minus infinity).
 SF_INLINE float sf_fma_down(float a, float b, float c) { return __nvvm_fma_rm_f(a, b, c); }
+// a + b rounded once, up (toward plus infinity).
+SF_INLINE float sf_fadd_up(float a, float b) { return __nvvm_add_rp_f(a, b); }
 
 // Two 16-bit lanes as f16x2 (values 1024 + byte, so normal numbers whose order is the bytes'):
 // one instruction takes the minimum or maximum of two channels.
