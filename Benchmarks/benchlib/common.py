@@ -30,9 +30,10 @@ except Exception as e:
     _import_errors["libvips"] = f"import pyvips failed: {e}"
 try:
     import PIL
-    from PIL import Image, ImageFilter, ImageOps  # noqa: F401  (for the parts)
+    from PIL import Image, ImageChops, ImageFilter, ImageOps, ImageStat  # noqa: F401  (for the parts)
 except Exception as e:
     PIL = None
+    Image = ImageChops = ImageFilter = ImageOps = ImageStat = None
     _import_errors["pillow"] = f"import PIL failed: {e}"
 
 

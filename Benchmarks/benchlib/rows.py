@@ -7,12 +7,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from .common import PIL, WORK, Image, ImageFilter, ImageOps, SfumatoFailure, _import_errors, cv2, log, np, pyvips
+from .everyday import G_EVERYDAY, everyday_rows
 from .harness import _KEEPALIVE, Row, SfumatoBench
 from .peers import DISC, PENCIL_SPECS, SHARPEN, TONE_SPEC, gamma_lut, pencil_affine, to_bgr, tone_curve_lut
 
 # Row groups, in table order.
 G_CI_COLOUR, G_CI_BLUR, G_GALLERY, G_CODECS = "Core Image: colour", "Core Image: blur", "Gallery filters", "Codecs"
-GROUPS = [G_CI_COLOUR, G_CI_BLUR, G_GALLERY, G_CODECS]
+GROUPS = [G_CI_COLOUR, G_CI_BLUR, G_EVERYDAY, G_GALLERY, G_CODECS]
 
 # CIColorMatrix: sepia rows plus a small bias (the general affine path, not the bias-free linear one).
 SEPIA = np.array([[0.393, 0.769, 0.189], [0.349, 0.686, 0.168], [0.272, 0.534, 0.131]])
@@ -529,7 +530,7 @@ def codec_rows(t) -> None:
 def build_rows(srv: SfumatoBench, cli_bin: Path, jpg: Path, png: Path, w: int, h: int) -> list[Row]:
     """Every row, in table order."""
     t = load(srv, cli_bin, jpg, png, w, h)
-    for make in (colour_rows, blur_rows, gallery_rows, codec_rows):
+    for make in (colour_rows, blur_rows, everyday_rows, gallery_rows, codec_rows):
         make(t)
     rows = t.rows
     assert [r.group for r in rows] == sorted((r.group for r in rows), key=GROUPS.index), "rows out of group order"

@@ -113,8 +113,11 @@ enum BenchServer {
             // The output is allocated inside the timed region, as the peers' are (and freed before
             // the next run, so a same-sized render may reuse its memory, as theirs could).
             let t0 = now()
+            // Filters that change the size (a resize, a crop, a reduction) render their own extent.
+            let e = recipe.extent
+            let rect = e.isInfinite || e.contains(source.bounds) ? source.bounds : e
             let out = try context.render(
-                recipe, rect: source.bounds, format: float ? .rgbaFloat32 : gray ? .gray8 : .rgba8,
+                recipe, rect: rect, format: float ? .rgbaFloat32 : gray ? .gray8 : .rgba8,
                 alpha: float ? .premultiplied : .straight)
             let ms = now() - t0
             withExtendedLifetime(out) {}
@@ -199,6 +202,7 @@ enum BenchServer {
         if spec == "no-fusion-barrier" { return image }
         let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
         var values: [String: ParameterValue] = [:]
+        var inputs: [String: (Image, String)] = [:]
         if parts.count == 2 {
             for kv in splitTopLevel(parts[1]) {
                 let p = kv.split(separator: "=", maxSplits: 1).map(String.init)
@@ -209,12 +213,17 @@ enum BenchServer {
                     values[p[0]] = .number(d)
                 } else if p[1] == "true" || p[1] == "false" {
                     values[p[0]] = .flag(p[1] == "true")
+                } else if p[1].hasPrefix("@"), let b = images[String(p[1].dropFirst())] {
+                    // key=@NAME: a loaded image as an image parameter (a blend's background).
+                    let type = try FilterRegistry.filterType(named: parts[0])
+                    guard let spec = type.descriptor.parameter(named: p[0]) else { throw SfumatoError.invalidArgument("no parameter \(p[0])") }
+                    inputs[spec.key] = (Image(bitmap: b), p[1])
                 } else {
                     values[p[0]] = .text(p[1])
                 }
             }
         }
-        return try FilterRegistry.make(parts[0], values: values).apply(to: image)
+        return try FilterRegistry.make(parts[0], values: values, images: inputs).apply(to: image)
     }
 
     static func splitTopLevel(_ s: String) -> [String] {

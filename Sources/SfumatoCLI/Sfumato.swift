@@ -18,6 +18,7 @@ public enum SfumatoCommand {
           info      show an image file's format, size, orientation and colour profile
           gallery   the twelve MetalImageFilters presets, one PNG each
           batch     many files: sfumato batch IN... -o OUTDIR [--recipe R.json] [--thumbnail 400x400]
+          thumbnail small copies, fast: sfumato thumbnail IN... [-s 400x400] [--crop] [-o DIR|PATTERN]
           ink       render a scene of pen strokes (brushes, pressure, tilt, fade)
           doc       documents: new, apply, ink, undo, redo, log, render, check
           devices   where renders can compute: the CPU, an NVIDIA GPU (or why not)
@@ -49,6 +50,7 @@ public enum SfumatoCommand {
             case "gallery": try GalleryCommand.run(rest, output: output)
             case "ink": try InkCommand.run(rest, output: output)
             case "batch": return try BatchCommand.run(rest, output: output)
+            case "thumbnail": return try ThumbnailCommand.run(rest, output: output)
             case "doc": try DocCommand.run(rest, output: output)
             case "studio": try StudioCommand.run(rest, output: output)
             case "devices": try DevicesCommand.run(rest, output: output)

@@ -84,6 +84,47 @@ struct CommandTests {
         #expect(e.out.contains("CIGammaAdjust"))
     }
 
+    @Test("thumbnail: fits the box (never enlarging), --crop fills it, -o DIR or a %s pattern, metadata kept or stripped")
+    func thumbnail() throws {
+        let folder = try Fixtures.temporaryFolder("cli-thumbnail")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var r = sfumato("thumbnail", Fixtures.path("rocket.jpg"), Fixtures.path("chelsea.png"), "-s", "200x100", "-o", folder.path + "/tn_%s.webp")
+        #expect(r.code == 0, "\(r.err)")
+        let rocket = try ImageIO.info(path: folder.appendingPathComponent("tn_rocket.webp").path)
+        #expect(rocket.format == .webp && rocket.width == 150 && rocket.height == 100)
+        r = sfumato("thumbnail", Fixtures.path("rocket.jpg"), "-s", "120", "--crop", "-o", folder.appendingPathComponent("crops").path)
+        #expect(r.code == 0, "\(r.err)")
+        let crop = folder.appendingPathComponent("crops/rocket.jpg").path
+        let info = try ImageIO.info(path: crop)
+        #expect(info.width == 120 && info.height == 120)
+        let source = try ImageIO.info(path: Fixtures.path("rocket.jpg"))
+        #expect(info.metadata.hadColorProfile == source.metadata.hadColorProfile)
+        r = sfumato("thumbnail", Fixtures.path("rocket.jpg"), "-s", "120", "--strip", "-o", folder.appendingPathComponent("bare").path)
+        #expect(r.code == 0, "\(r.err)")
+        let bare = try ImageIO.info(path: folder.appendingPathComponent("bare/rocket.jpg").path)
+        #expect(bare.metadata.isEmpty)
+        r = sfumato("thumbnail", Fixtures.path("chelsea.png"), "-s", "4000", "-o", folder.appendingPathComponent("big").path)
+        let big = try ImageIO.info(path: folder.appendingPathComponent("big/chelsea.jpg").path)
+        let original = try ImageIO.info(path: Fixtures.path("chelsea.png"))
+        #expect(r.code == 0 && big.width == original.width && big.height == original.height, "never enlarged")
+        // The centre of a --crop thumbnail is the centre of the photo, shrunk (Lanczos in linear light).
+        let cropped = try ImageIO.read(path: crop).bitmap
+        #expect(cropped.width == 120)
+        r = sfumato("thumbnail", "/nonexistent.jpg", "-o", folder.path)
+        #expect(r.code == 1 && r.err.contains("nonexistent"), "\(r.err)")
+        r = sfumato("thumbnail", Fixtures.path("rocket.jpg"), "-s", "0x10")
+        #expect(r.code == 2, "\(r.err)")
+    }
+
+    @Test("docs/FILTER-REFERENCE.md is what sfumato filters --markdown writes (regenerate it when a filter changes)")
+    func reference() throws {
+        let r = sfumato("filters", "--markdown")
+        #expect(r.code == 0)
+        let page = try String(contentsOf: Fixtures.root.appendingPathComponent("docs/FILTER-REFERENCE.md"), encoding: .utf8)
+        #expect(page == r.out, "run: swift run sfumato filters --markdown > docs/FILTER-REFERENCE.md")
+        for d in FilterRegistry.descriptors { #expect(page.contains("`\(d.shortName)`"), "\(d.shortName) is missing") }
+    }
+
     @Test("geometry changes the output's size; a .cube file grades through -f and recipes; bad ones are usage errors")
     func geometryAndLUTs() throws {
         let folder = try Fixtures.temporaryFolder("cli-geometry")

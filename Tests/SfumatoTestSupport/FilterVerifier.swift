@@ -52,8 +52,12 @@ public enum FilterVerifier {
     /// Levels a filter's tiled renders may differ by, where its definition allows it: Deriche's
     /// recursive Gaussian (sigma 4 and up) starts each tile's recursions from the edge of what the
     /// tile reads (4 sigma around it), so tiny tiles (16x5) move a few levels and the default
-    /// tiles about one. Every other filter is exact.
-    public static let tileTolerance: [String: Float] = ["CIGaussianBlur": 3]
+    /// tiles about one; filters that compose it and take a wide radius inherit that (shadows and
+    /// highlights judge the light by it, the sharpeners and glows add a fraction of it: a level).
+    /// Every other filter is exact.
+    public static let tileTolerance: [String: Float] = [
+        "CIGaussianBlur": 3, "CIHighlightShadowAdjust": 1, "CIUnsharpMask": 1, "CISharpenLuminance": 1, "CIBloom": 1, "CIGloom": 1
+    ]
 
     /// Renders `image` through `filter` over `rect`; the same bytes from a garbage-filled bitmap,
     /// small tiles, a streamed source (when `streamed` is given) and the baseline vectors.

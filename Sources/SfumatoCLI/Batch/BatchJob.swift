@@ -10,6 +10,10 @@ struct BatchSettings: Sendable {
     var steps: [FilterStep] = []
     /// Fit inside this box (never enlarged), or keep the size.
     var thumbnail: (width: Int, height: Int)? = nil
+    /// Fill the box instead and cut the overflow, centred (sfumato thumbnail --crop).
+    var crop = false
+    /// The resampling kernel (nil: area average down, Lanczos-3 up; thumbnail: Lanczos-3 widened).
+    var sampling: Sampling? = nil
     /// The output format when the name pattern does not give one by its extension.
     var format: ImageFormat? = nil
     var encode = EncodeOptions()
@@ -26,7 +30,7 @@ struct BatchSettings: Sendable {
         for step in steps {
             text += step.name + "(" + step.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",") + ")\n"
         }
-        if let t = thumbnail { text += "thumbnail \(t.width)x\(t.height)\n" }
+        if let t = thumbnail { text += "thumbnail \(t.width)x\(t.height)\(crop ? " crop" : "") \(sampling?.rawValue ?? "area")\n" }
         text += "format \(format.map { "\($0)" } ?? "by name") quality \(encode.quality) space \(workingSpace.rawValue)"
         text += " metadata \(keepMetadata ? "kept" : "stripped")\n"
         return BatchDigest.text(text)
@@ -54,8 +58,18 @@ struct BatchJob: Sendable {
 
     /// The output's size for a file of this (upright) size.
     func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
-        guard let box = settings.thumbnail, width > box.width || height > box.height else { return (width, height) }
-        let s = min(Double(box.width) / Double(width), Double(box.height) / Double(height))
+        let r = resizedSize(width: width, height: height)
+        guard settings.crop, let box = settings.thumbnail else { return r }
+        return (min(box.width, r.width), min(box.height, r.height))
+    }
+
+    /// The size the file is resampled to before any crop: fitting inside the box, or (cropping)
+    /// covering it; never enlarged.
+    func resizedSize(width: Int, height: Int) -> (width: Int, height: Int) {
+        guard let box = settings.thumbnail else { return (width, height) }
+        let fx = Double(box.width) / Double(width), fy = Double(box.height) / Double(height)
+        let s = min(1, settings.crop ? max(fx, fy) : min(fx, fy))
+        if s >= 1 { return (width, height) }
         return (max(1, Int((Double(width) * s).rounded())), max(1, Int((Double(height) * s).rounded())))
     }
 
@@ -63,7 +77,7 @@ struct BatchJob: Sendable {
     func decodeScale(_ info: ImageInfo) -> Int {
         guard info.format == .jpeg, settings.thumbnail != nil else { return 1 }
         let upright = info.orientedSize
-        let out = outputSize(width: upright.width, height: upright.height)
+        let out = resizedSize(width: upright.width, height: upright.height)
         for k in [8, 4, 2] where upright.width / k >= out.width && upright.height / k >= out.height { return k }
         return 1
     }
@@ -130,9 +144,15 @@ struct BatchJob: Sendable {
         // Lengths in pixels shrink with the decode, so the file looks as if filtered at full size.
         let (filtered, filters) = try RecipeBuilder.build(settings.steps, on: image, pixelLimit: settings.pixelLimit, scale: 1 / Double(scale))
         image = filtered
+        let resized = resizedSize(width: upright.width, height: upright.height)
+        if resized.width != image.extent.width || resized.height != image.extent.height {
+            image = image.resized(width: resized.width, height: resized.height, sampling: settings.sampling)
+        }
         let out = outputSize(width: upright.width, height: upright.height)
         if out.width != image.extent.width || out.height != image.extent.height {
-            image = image.resized(width: out.width, height: out.height)
+            let e = image.extent
+            let x = e.x + (e.width - out.width) / 2, y = e.y + (e.height - out.height) / 2
+            image = image.cropped(to: Rect(x: x, y: y, width: out.width, height: out.height)).translatedBy(dx: -x, dy: -y)
         }
         let path = outputPath(item)
         guard let format = ImageFormat.fromExtension(of: path) ?? settings.format else {

@@ -13,7 +13,8 @@ enum ApplyCommand {
           -f CIHueAdjust:inputAngle=1.2 -f exposure-adjust:ev=0.5
           -f 'CIToneCurve:inputPoint1=[0.25 0.4]'   -f gaussian-blur:radius=8,edges=clamp
         RECIPE.json is a JSON array: [{"filter": "CIHueAdjust", "inputAngle": 1.2}, ...]
-        INPUT or OUTPUT - means standard input / output. The output covers the result's extent.
+        INPUT or OUTPUT - means standard input / output. The output covers the input's extent, or the
+        result's after a geometry filter or a reduction (crop, scale, turn, area average).
 
         options:
           -o, --output FILE           output file (.jpg, .png, .webp) or - (then --format)
@@ -125,10 +126,11 @@ enum ApplyCommand {
             options: .init(workingSpace: workingSpace, threads: threads, fusion: !a.has("--no-fusion"), device: device))
         if gray { source = Image(bitmap: try context.render(source, format: .gray8)) }
         let (recipe, filters) = try RecipeBuilder.build(steps, on: source, pixelLimit: pixelLimit)
-        // The output covers the result's extent (a crop, a scale or a turn changes it); an
-        // infinite one (a generator alone) is cut to the input's.
+        // Geometry and reductions set the frame: the output covers the result's extent. Otherwise
+        // it covers the input's (a blur's soft margin or a generator's plane is cut to it).
+        let reframes = filters.contains { [.geometry, .reduction].contains(type(of: $0).descriptor.category) }
         let result = recipe.extent
-        let rect = result.isInfinite ? source.extent : result
+        let rect = reframes && !result.isInfinite ? result : source.extent
         guard !rect.isEmpty else { throw CLIError.failure("the filters leave nothing to write (an empty extent)") }
         guard rect.width <= 1 << 20, rect.height <= 1 << 20, rect.width * rect.height <= pixelLimit else {
             throw CLIError.failure("the output would be \(rect.width)x\(rect.height), over the pixel limit (--pixel-limit)")

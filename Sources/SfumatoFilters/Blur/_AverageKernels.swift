@@ -9,24 +9,29 @@ struct _BoxKernel: NeighborhoodKernel {
     func outputExtent(forInput extent: Rect) -> Rect { extent }
     func regionOfInterest(for output: Rect) -> Rect { output.insetBy(dx: -r, dy: -r) }
 
+    /// Running sums in Double, so that a pixel's mean does not depend on where its tile starts.
     func apply(input: FloatTile, output out: FloatTile, scratch: TileScratch) throws {
-        let o = out.rect
-        let mid = scratch.floatTile(Rect(x: o.x, y: input.rect.y, width: o.width, height: input.rect.height))
-        let n = Float(2 * r + 1)
-        for y in input.rect.y..<input.rect.maxY {
-            let src = input.row(y) - input.rect.x, dst = mid.row(y) - o.x
-            var acc = SIMD4<Float>.zero
-            for x in (o.x - r)...(o.x + r) { acc += src[x] }
-            dst[o.x] = acc
-            for x in (o.x + 1)..<o.maxX { acc += src[x + r] - src[x - r - 1]; dst[x] = acc }
+        let o = out.rect, rows = input.rect.height
+        let mid = scratch.buffer(of: SIMD4<Double>.self, count: o.width * rows)
+        let scale = 1 / Double((2 * r + 1) * (2 * r + 1))
+        for j in 0..<rows {
+            let src = input.row(input.rect.y + j) - input.rect.x, dst = mid + j * o.width
+            var acc = SIMD4<Double>.zero
+            for x in (o.x - r)...(o.x + r) { acc += SIMD4<Double>(src[x]) }
+            dst[0] = acc
+            for x in (o.x + 1)..<o.maxX {
+                acc += SIMD4<Double>(src[x + r]) - SIMD4<Double>(src[x - r - 1])
+                dst[x - o.x] = acc
+            }
         }
+        let top = o.y - input.rect.y
         for x in 0..<o.width {
-            var acc = SIMD4<Float>.zero
-            for y in (o.y - r)...(o.y + r) { acc += mid.row(y)[x] }
-            out.row(o.y)[x] = acc / (n * n)
-            for y in (o.y + 1)..<o.maxY {
-                acc += mid.row(y + r)[x] - mid.row(y - r - 1)[x]
-                out.row(y)[x] = acc / (n * n)
+            var acc = SIMD4<Double>.zero
+            for j in (top - r)...(top + r) { acc += mid[j * o.width + x] }
+            out.row(o.y)[x] = SIMD4<Float>(acc * scale)
+            for y in 1..<o.height {
+                acc += mid[(top + y + r) * o.width + x] - mid[(top + y - r - 1) * o.width + x]
+                out.row(o.y + y)[x] = SIMD4<Float>(acc * scale)
             }
         }
     }
