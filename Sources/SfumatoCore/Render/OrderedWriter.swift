@@ -19,6 +19,12 @@ final class _OrderedWriter: @unchecked Sendable {
         nextIndex = skipping
     }
 
+    /// Strips still waiting when a render stops early (an error, a stream window miss that starts
+    /// it again) are freed with the writer.
+    deinit {
+        for (_, (p, _)) in pending { p.deallocate() }
+    }
+
     /// Strips the sink has taken, counting skipped ones (read once the render's threads are done).
     var written: Int { writing.withLock { nextIndex } }
 
