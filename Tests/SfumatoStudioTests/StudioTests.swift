@@ -201,7 +201,10 @@ struct StudioTests {
             quiet = now == last ? quiet + 1 : 0
             last = now
         }
-        #expect(last > before + 5, "the fade sends frames (\(last - before))")
+        // At least three: a fade, not one jump to clear. (How many depends on the machine: frames
+        // coalesce when a render takes longer than a fade step, as under ThreadSanitizer, where
+        // runs have sent 5 and more; an idle machine sends dozens.)
+        #expect(last >= before + 3, "the fade sends frames (\(last - before))")
         #expect(quiet >= 10, "the fade has ended")
         // Its layer is clear: a fresh frame of the stroke's area shows the photo alone.
         #expect(h.document.state.strokes.count == 1 && h.document.state.visibleStrokes.isEmpty)
