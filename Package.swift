@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
+        .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        .systemLibrary(name: "CTIFF", pkgConfig: "libtiff-4", providers: [.apt(["libtiff-dev"])]),
 
         // The engine.
         // Twins of the hottest 8-bit loops in 512-bit vectors, compiled for AVX-512 and entered
@@ -41,7 +43,7 @@ let package = Package(
         // Device/CUDA/Kernels holds the CUDA C sources of the GPU kernels; scripts/cuda-kernels
         // compiles them to the PTX text that _GalleryPTX.swift carries.
         .target(name: "SfumatoCore", dependencies: ["SfumatoAVX512"], exclude: ["Device/CUDA/Kernels"]),
-        .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2", "CExif"]),
+        .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2", "CExif", "CHeif", "CTIFF"]),
         .target(name: "SfumatoFilters", dependencies: ["SfumatoCore", "SfumatoAVX512"]),
         .target(name: "SfumatoInk", dependencies: ["SfumatoCore", "SfumatoFilters"]),
         .target(name: "SfumatoDocument", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "CSQLite", "CCrypto"]),

@@ -204,6 +204,13 @@ public final class Document: @unchecked Sendable {
         }
     }
 
+    /// What the original photo carries beside its pixels (EXIF, XMP, whether it had a colour
+    /// profile), for exports to keep; empty when the photo has none or it cannot be read.
+    public func photoMetadata() -> ImageMetadata {
+        guard let bytes = try? photoBytes(), !bytes.isEmpty else { return ImageMetadata() }
+        return (try? ImageIO.info(bytes: bytes, name: name).metadata) ?? ImageMetadata()
+    }
+
     func locked<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }

@@ -1,4 +1,5 @@
 import Foundation
+import SfumatoCodecs
 
 /// One file of a batch: where it is, and where its output goes under the output folder.
 struct BatchItem: Sendable, Equatable {
@@ -12,7 +13,7 @@ struct BatchItem: Sendable, Equatable {
 /// filtered by include/exclude globs and split into shards.
 struct BatchInputs {
     /// Extensions a folder's files must have to be taken (files named directly are always tried).
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "jpe", "png", "webp"]
+    static let imageExtensions = ImageFormat.fileExtensions
 
     var paths: [String] = []
     /// Lists of paths, one a line (`-` is standard input).

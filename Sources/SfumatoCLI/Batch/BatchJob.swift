@@ -155,7 +155,7 @@ struct BatchJob: Sendable {
             image = image.cropped(to: Rect(x: x, y: y, width: out.width, height: out.height)).translatedBy(dx: -x, dy: -y)
         }
         let path = outputPath(item)
-        guard let format = ImageFormat.fromExtension(of: path) ?? settings.format else {
+        guard let format = ImageFormat.fromExtension(of: path).flatMap({ $0.isWritable ? $0 : nil }) ?? settings.format else {
             throw CLIError.failure("\(item.relativeOutput): cannot tell the output format from the name")
         }
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -17,12 +17,12 @@ enum ApplyCommand {
         result's after a geometry filter or a reduction (crop, scale, turn, area average).
 
         options:
-          -o, --output FILE           output file (.jpg, .png, .webp) or - (then --format)
+          -o, --output FILE           output file (.jpg .png .webp .avif .tif) or -
           -f, --filter FILTER         a filter step (repeatable)
           --recipe FILE               a JSON recipe
           --working-space linear|none compute on linear light (default) or on the encoded values
-          --quality Q                 JPEG/WebP quality 1...100 (default 90)
-          --format jpeg|png|webp      output format (default: from the output name)
+          --quality Q                 JPEG/WebP/AVIF quality 1...100 (default 90)
+          --format jpeg|png|webp|avif|tiff  output format (default: from the output name)
           --gray                      work on the input's luminance, one grey channel, and
                                       write a greyscale file (WebP: grey as RGB); with
                                       --working-space none, convolution and morphology run
@@ -89,11 +89,12 @@ enum ApplyCommand {
 
         var format: ImageFormat?
         if let f = a.value("--format") {
-            guard let parsed = ImageFormat(name: f) else { throw CLIError.usage("--format must be jpeg, png or webp, not \(f)") }
+            guard let parsed = ImageFormat(name: f) else { throw CLIError.usage("--format must be jpeg, png, webp, avif or tiff, not \(f)") }
             format = parsed
         } else if let o = outputPath, o != "-" {
             format = ImageFormat.fromExtension(of: o)
-            if format == nil { throw CLIError.usage("\(o): cannot tell the format from the name; use .jpg, .png, .webp or --format") }
+            if format == nil { throw CLIError.usage("\(o): cannot tell the format from the name; use .jpg, .png, .webp, .avif, .tif or --format") }
+            if format == .heif { throw CLIError.usage("\(o): Sfumato reads HEIC but does not write it; write .avif (its AV1 form) or .jpg") }
         } else if outputPath == "-" {
             throw CLIError.usage("writing to standard output needs --format")
         }
@@ -144,7 +145,7 @@ enum ApplyCommand {
 
         let opaque = !info.hasAlpha && filters.allSatisfy(\.preservesOpacity)
         if !a.has("--strip") { encode.metadata = info.metadata }
-        let sixteen = !gray && format == .png && info.bitsPerChannel == 16
+        let sixteen = !gray && [.png, .tiff].contains(format) && info.bitsPerChannel > 8
         let pixels: PixelFormat = gray ? .gray8 : sixteen ? .rgba16 : .rgba8
         if outputPath == "-" {
             let bitmap = try context.render(recipe, rect: rect, format: pixels)

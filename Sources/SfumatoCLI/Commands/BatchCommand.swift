@@ -9,7 +9,7 @@ enum BatchCommand {
         usage: sfumato batch INPUT... -o OUTDIR [--recipe R.json | -f FILTER...] [options]
 
         Runs every INPUT through the recipe and writes the results under OUTDIR, mirroring the input
-        tree. INPUT is a file, a folder (searched recursively for .jpg, .jpeg, .png and .webp files;
+        tree. INPUT is a file, a folder (searched recursively for JPEG, PNG, WebP, HEIC, AVIF and TIFF files;
         hidden files skipped), or - for a list of paths on standard input. Each output is written
         atomically; a file that fails is reported and the batch goes on. The manifest records every
         result, so a batch that was stopped or killed continues where it left off when run again:
@@ -21,8 +21,8 @@ enum BatchCommand {
           --recipe FILE            a JSON recipe, as in sfumato apply
           --thumbnail WxH          fit inside W x H pixels (or W for a square), never enlarged; JPEGs
                                    are decoded DCT-scaled when that still leaves enough pixels
-          --format jpeg|png|webp   output format (default: the input's own, or jpeg)
-          --quality Q              JPEG/WebP quality 1...100 (default 90)
+          --format jpeg|png|webp|avif|tiff  output format (default: the input's own; jpeg for HEIC)
+          --quality Q              JPEG/WebP/AVIF quality 1...100 (default 90)
           --name PATTERN           output file name: {stem} (the input's name without extension),
                                    {name} (with it), {ext} (the output format's); default {stem}.{ext}
           --from LIST              also take the paths listed in LIST, one a line (- is standard input)
@@ -79,7 +79,7 @@ enum BatchCommand {
         settings.steps = try steps(a)
         if let t = a.value("--thumbnail") { settings.thumbnail = try thumbnail(t) }
         if let f = a.value("--format") {
-            guard let parsed = ImageFormat(name: f) else { throw CLIError.usage("--format must be jpeg, png or webp, not \(f)") }
+            guard let parsed = ImageFormat(name: f) else { throw CLIError.usage("--format must be jpeg, png, webp, avif or tiff, not \(f)") }
             settings.format = parsed
         }
         if let q = try a.integer("--quality", in: 1...100) { settings.encode.quality = q }
@@ -194,12 +194,10 @@ enum BatchCommand {
     static func outputName(_ pattern: String, input name: String, format: ImageFormat?) -> String {
         let stem = (name as NSString).deletingPathExtension
         let own = ImageFormat.fromExtension(of: name)
-        let ext: String
-        switch format ?? own ?? .jpeg {
-        case .jpeg: ext = own == .jpeg && format == nil ? (name as NSString).pathExtension : "jpg"
-        case .png: ext = "png"
-        case .webp: ext = "webp"
-        }
+        // An input in a format Sfumato does not write (HEIC) becomes a JPEG.
+        let target = format ?? own.flatMap { $0.isWritable ? $0 : nil } ?? .jpeg
+        // Without --format, a file keeps its own spelling of its extension (.jpeg, .TIF).
+        let ext = target == own && format == nil ? (name as NSString).pathExtension : target.fileExtension
         return pattern.replacingOccurrences(of: "{stem}", with: stem).replacingOccurrences(of: "{name}", with: name)
             .replacingOccurrences(of: "{ext}", with: ext)
     }

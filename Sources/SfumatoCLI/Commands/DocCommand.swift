@@ -16,7 +16,7 @@ enum DocCommand {
           doc undo DOC [N]                    take back N actions (default 1)
           doc redo DOC [N]                    re-apply N undone actions
           doc log DOC                         the history (* marks applied actions)
-          doc render DOC -o OUT [--width W]   export (full size, or W wide for a preview)
+          doc render DOC -o OUT [--width W] [--strip]   export (full size, or W wide; EXIF/XMP kept unless --strip)
           doc check DOC                       integrity check, schema version, counts
         """
 
@@ -125,14 +125,16 @@ enum DocCommand {
         spec.value("--output", "-o")
         spec.value("--width")
         spec.value("--quality")
+        spec.flag("--strip")
         let a = try Arguments(args, spec: spec)
         let doc = try open(a, "render")
         guard let out = a.value("--output") else { throw CLIError.usage("doc render needs -o OUT") }
-        guard let format = ImageFormat.fromExtension(of: out) else { throw CLIError.usage("\(out): use .png, .jpg or .webp") }
+        guard let format = ImageFormat.fromExtension(of: out) else { throw CLIError.usage("\(out): use .png, .jpg, .webp, .avif or .tif") }
         let width = try a.integer("--width", in: 1...20000)
         let bitmap = try doc.render(width: width)
         var options = EncodeOptions()
         if let q = try a.integer("--quality", in: 1...100) { options.quality = q }
+        if !a.has("--strip") { options.metadata = doc.photoMetadata() }
         try ImageIO.write(bitmap, to: out, format: format, options: options)
         output.print("\(out): \(bitmap.width)x\(bitmap.height)")
     }

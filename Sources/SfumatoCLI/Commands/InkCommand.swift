@@ -30,7 +30,7 @@ enum InkCommand {
         guard a.positionals.count == 1 else { throw CLIError.usage("ink needs one SCENE.json") }
         guard let out = a.value("--output") else { throw CLIError.usage("ink needs -o OUT") }
         guard let format = ImageFormat.fromExtension(of: out) else {
-            throw CLIError.usage("\(out): cannot tell the format from the name; use .png, .jpg or .webp")
+            throw CLIError.usage("\(out): cannot tell the format from the name; use .png, .jpg, .webp, .avif or .tif")
         }
         let fadeSteps = try a.integer("--fade-steps", in: 0...10_000) ?? 0
         var scale = 1.0

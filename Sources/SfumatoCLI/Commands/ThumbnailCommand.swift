@@ -11,7 +11,7 @@ enum ThumbnailCommand {
     static let help = """
         usage: sfumato thumbnail INPUT... [-s WxH] [--crop] [-o DIR | -o PATTERN] [options]
 
-        Writes a thumbnail of each INPUT (files or folders of .jpg, .jpeg, .png, .webp), fitting
+        Writes a thumbnail of each INPUT (files or folders of JPEG, PNG, WebP, HEIC, AVIF or TIFF), fitting
         inside W x H pixels (never enlarged), or with --crop filling W x H and cut to it, centred.
         JPEGs are decoded DCT-scaled (1/2, 1/4, 1/8) when that still leaves enough pixels; the rest
         is Lanczos-3 in linear light. EXIF orientation is applied (and reset to 1), colour profiles
@@ -22,8 +22,8 @@ enum ThumbnailCommand {
           --crop               fill the box and cut the overflow
           -o, --output DIR     write DIR/NAME.jpg; or a PATTERN with %s for the input's name
                                without extension, e.g. -o thumbs/tn_%s.webp (default: tn_%s.jpg here)
-          --format jpeg|png|webp   output format when the name has none of those extensions
-          --quality Q          JPEG/WebP quality 1...100 (default 90)
+          --format jpeg|png|webp|avif|tiff  output format when the name has none of those extensions
+          --quality Q          JPEG/WebP/AVIF quality 1...100 (default 90)
           --strip              write no metadata
           --jobs N             files at once (default: one a core)
           --pixel-limit MP     refuse inputs over MP million pixels (default 200)
@@ -64,8 +64,10 @@ enum ThumbnailCommand {
         settings.sampling = .lanczos3
         settings.keepMetadata = !a.has("--strip")
         if let f = a.value("--format") {
-            guard let parsed = ImageFormat(name: f) else { throw CLIError.usage("--format must be jpeg, png or webp, not \(f)") }
+            guard let parsed = ImageFormat(name: f) else { throw CLIError.usage("--format must be jpeg, png, webp, avif or tiff, not \(f)") }
             settings.format = parsed
+        } else if ImageFormat.fromExtension(of: pattern) == .heif {
+            throw CLIError.usage("\(pattern): Sfumato reads HEIC but does not write it; write .avif (its AV1 form) or .jpg")
         } else if ImageFormat.fromExtension(of: pattern) == nil {
             settings.format = .jpeg
         }

@@ -8,6 +8,12 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     case png
     /// WebP, lossy or lossless (libwebp).
     case webp
+    /// HEIC/HEIF, as phones write (libheif with libde265); read only.
+    case heif
+    /// AVIF, HEIF's AV1 form (libheif with dav1d or libaom).
+    case avif
+    /// TIFF, 8 or 16 bits (libtiff).
+    case tiff
 
     /// The format a file's first bytes announce, or nil.
     ///
@@ -19,26 +25,74 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
         if b.count >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF { return .jpeg }
         if b.count >= 8 && b[0..<8] == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] { return .png }
         if b.count >= 12 && b[0..<4] == [0x52, 0x49, 0x46, 0x46] && b[8..<12] == [0x57, 0x45, 0x42, 0x50] { return .webp }
+        if b.count >= 4 && (b[0..<4] == [0x49, 0x49, 0x2A, 0x00] || b[0..<4] == [0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
+        if b.count >= 4 && (b[0..<4] == [0x49, 0x49, 0x2B, 0x00] || b[0..<4] == [0x4D, 0x4D, 0x00, 0x2B]) { return .tiff }  // BigTIFF
+        if b.count >= 12 && b[4..<8] == [0x66, 0x74, 0x79, 0x70] {  // an ISO base media "ftyp" box
+            switch String(decoding: b[8..<12], as: UTF8.self) {
+            case "avif", "avis": return .avif
+            case "heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1": return .heif
+            default: return nil
+            }
+        }
         return nil
     }
 
-    /// The format a file name's extension names (`.jpg`, `.jpeg`, `.png`, `.webp`, any case), or nil.
+    /// The format a file name's extension names (`.jpg`, `.jpeg`, `.png`, `.webp`, `.heic`,
+    /// `.heif`, `.avif`, `.tif`, `.tiff`, any case), or nil.
     public static func fromExtension(of path: String) -> ImageFormat? {
         switch (path as NSString).pathExtension.lowercased() {
         case "jpg", "jpeg", "jpe", "jfif": .jpeg
         case "png": .png
         case "webp": .webp
+        case "heic", "heif", "hif": .heif
+        case "avif": .avif
+        case "tif", "tiff": .tiff
         default: nil
         }
     }
 
-    /// The format named by `--format` (`jpeg`, `jpg`, `png`, `webp`), or nil.
+    /// The extensions ``fromExtension(of:)`` knows, lower case, without the dot.
+    public static let fileExtensions: Set<String> = [
+        "jpg", "jpeg", "jpe", "jfif", "png", "webp", "heic", "heif", "hif", "avif", "tif", "tiff"
+    ]
+
+    /// The format named by `--format` (`jpeg`, `jpg`, `png`, `webp`, `avif`, `tiff`, `tif`), or
+    /// nil. HEIC is read but not written, so `heic` names no output format.
     public init?(name: String) {
         switch name.lowercased() {
         case "jpeg", "jpg": self = .jpeg
         case "png": self = .png
         case "webp": self = .webp
+        case "avif": self = .avif
+        case "tiff", "tif": self = .tiff
         default: return nil
+        }
+    }
+
+    /// Whether Sfumato can write this format (all but HEIC).
+    public var isWritable: Bool { self != .heif }
+
+    /// The usual file extension, without the dot.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .webp: "webp"
+        case .heif: "heic"
+        case .avif: "avif"
+        case .tiff: "tif"
+        }
+    }
+
+    /// The media type, as HTTP names it.
+    public var mediaType: String {
+        switch self {
+        case .jpeg: "image/jpeg"
+        case .png: "image/png"
+        case .webp: "image/webp"
+        case .heif: "image/heic"
+        case .avif: "image/avif"
+        case .tiff: "image/tiff"
         }
     }
 
@@ -47,6 +101,9 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
         case .jpeg: "JPEG"
         case .png: "PNG"
         case .webp: "WebP"
+        case .heif: "HEIF"
+        case .avif: "AVIF"
+        case .tiff: "TIFF"
         }
     }
 }
@@ -90,7 +147,7 @@ public struct ImageInfo: Sendable, Equatable {
     public var height: Int
     /// EXIF orientation 1...8 (1 when absent).
     public var orientation: Int = 1
-    /// Bits per channel in the file (8 or 16).
+    /// Bits per channel in the file (1 to 16; 8 or 16 for most).
     public var bitsPerChannel: Int = 8
     /// Colour channels in the file (1 grey, 3 RGB, 4 CMYK).
     public var colorChannels: Int = 3

@@ -40,7 +40,7 @@ public enum ImageIO {
     public static func format(of bytes: [UInt8], name: String) throws -> ImageFormat {
         if bytes.isEmpty { throw SfumatoError.truncated("\(name): empty file") }
         guard let f = ImageFormat.sniff(bytes) else {
-            throw SfumatoError.unsupported("\(name): not a JPEG, PNG or WebP image")
+            throw SfumatoError.unsupported("\(name): not a JPEG, PNG, WebP, HEIF, AVIF or TIFF image")
         }
         return f
     }
@@ -51,6 +51,8 @@ public enum ImageIO {
         case .jpeg: try JPEG.info(bytes, name: name)
         case .png: try PNG.info(bytes, name: name)
         case .webp: try WebP.info(bytes, name: name)
+        case .heif, .avif: try HEIF.info(bytes, name: name)
+        case .tiff: try TIFF.info(bytes, name: name)
         }
     }
 
@@ -59,12 +61,14 @@ public enum ImageIO {
         try info(bytes: try readBytes(path: path), name: path)
     }
 
-    /// Decodes image bytes (JPEG, PNG or WebP, by content) to an upright sRGB bitmap.
+    /// Decodes image bytes (JPEG, PNG, WebP, HEIF, AVIF or TIFF, by content) to an upright sRGB bitmap.
     public static func read(bytes: [UInt8], name: String = "image", options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         switch try format(of: bytes, name: name) {
         case .jpeg: try JPEG.decode(bytes, name: name, options: options)
         case .png: try PNG.decode(bytes, name: name, options: options)
         case .webp: try WebP.decode(bytes, name: name, options: options)
+        case .heif, .avif: try HEIF.decode(bytes, name: name, options: options)
+        case .tiff: try TIFF.decode(bytes, name: name, options: options)
         }
     }
 
@@ -103,12 +107,15 @@ public enum ImageIO {
         return (Image(bitmap: decoded.bitmap), decoded.info)
     }
 
-    /// Encodes a bitmap (RGBA8, or Gray8; RGBA16 for 16-bit PNG) in a format.
+    /// Encodes a bitmap (RGBA8, or Gray8; RGBA16 for 16-bit PNG and TIFF) in a format.
     public static func encode(_ bitmap: Bitmap, format: ImageFormat, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         switch format {
         case .jpeg: try JPEG.encode(bitmap, options: options)
         case .png: try PNG.encode(bitmap, options: options)
         case .webp: try WebP.encode(bitmap, options: options)
+        case .avif: try HEIF.encodeAVIF(bitmap, options: options)
+        case .tiff: try TIFF.encode(bitmap, options: options)
+        case .heif: throw SfumatoError.unsupported("Sfumato reads HEIC but does not write it; write AVIF, its AV1 form, instead")
         }
     }
 
@@ -118,14 +125,14 @@ public enum ImageIO {
         options: EncodeOptions = EncodeOptions()
     ) throws {
         guard let f = format ?? ImageFormat.fromExtension(of: path) else {
-            throw SfumatoError.unsupported("\(path): cannot tell the output format from the name; use .jpg, .png or .webp")
+            throw SfumatoError.unsupported("\(path): cannot tell the output format from the name; use .jpg, .png, .webp, .avif or .tif")
         }
         try writeFileAtomically(try encode(bitmap, format: f, options: options), to: path)
     }
 
     /// A writer that takes straight RGBA8 rows (RGBA16 when `sixteenBit`; one byte a pixel when
     /// `gray`, written as a greyscale file) top to bottom and produces the file when finished.
-    /// JPEG and PNG stream; WebP collects the image first.
+    /// JPEG and PNG stream; WebP, AVIF and TIFF collect the image first.
     public static func makeWriter(
         path: String, format: ImageFormat, width: Int, height: Int, hasAlpha: Bool,
         sixteenBit: Bool = false, gray: Bool = false,
@@ -139,10 +146,12 @@ public enum ImageIO {
             return try _PNGWriter(
                 path: path, width: width, height: height, sixteenBit: sixteenBit, alpha: hasAlpha,
                 gray: gray, options: options, inputSixteenBit: sixteenBit)
-        case .webp:
+        case .webp, .avif, .tiff:
             return try _CollectingWriter(
                 path: path, width: width, height: height, format: format,
-                pixelFormat: gray ? .gray8 : .rgba8, options: options)
+                pixelFormat: gray ? .gray8 : sixteenBit && format == .tiff ? .rgba16 : .rgba8, options: options)
+        case .heif:
+            throw SfumatoError.unsupported("\(path): Sfumato reads HEIC but does not write it; write AVIF (.avif) instead")
         }
     }
 }

@@ -4,11 +4,18 @@ import SfumatoCore
 
 extension JPEG {
     /// Encodes an RGBA8 bitmap (straight alpha, composited over `options.background` where not
-    /// opaque), or a Gray8 bitmap as a one-channel JPEG, with the TurboJPEG API.
+    /// opaque), or a Gray8 bitmap as a one-channel JPEG, with the TurboJPEG API; with libjpeg
+    /// when there is metadata to write (TurboJPEG writes no markers of its own choosing).
     public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         try options.validate()
         guard bitmap.format == .rgba8 || bitmap.format == .gray8 else {
             throw SfumatoError.unsupported("JPEG encoding takes RGBA8 or Gray8 bitmaps, not \(bitmap.format)")
+        }
+        if let metadata = options.metadata, !metadata.isEmpty {
+            let writer = try _JPEGFileWriter(
+                path: nil, width: bitmap.width, height: bitmap.height, gray: bitmap.format == .gray8, options: options)
+            try writer.write(rows: bitmap.baseAddress, rowBytes: bitmap.rowBytes, count: bitmap.height)
+            return try writer.finishToBuffer()
         }
         let gray = bitmap.format == .gray8
         var source = bitmap
@@ -60,9 +67,11 @@ extension JPEG {
 }
 
 /// Streams RGBA8 rows (straight alpha), or grey rows when `gray`, into a JPEG file through
-/// libjpeg, written atomically.
+/// libjpeg, written atomically, or into memory.
 final class _JPEGFileWriter: ImageFileWriter {
-    private let file: _AtomicFile
+    private let file: _AtomicFile?
+    private let memory: _MemoryFile?
+    private let name: String
     private let e: UnsafeMutablePointer<sf_jpeg_encoder>
     private let width: Int
     private let gray: Bool
@@ -72,12 +81,20 @@ final class _JPEGFileWriter: ImageFileWriter {
     private let height: Int
     private var rowsWritten = 0
 
-    init(path: String, width: Int, height: Int, gray: Bool = false, options: EncodeOptions) throws {
+    /// `path`: the file to write, or nil to write into memory (then ``finishToBuffer()``).
+    init(path: String?, width: Int, height: Int, gray: Bool = false, options: EncodeOptions) throws {
         try options.validate()
-        guard width <= 65500, height <= 65500 else {
-            throw SfumatoError.tooLarge("\(path): JPEG cannot hold \(width)x\(height) (65500 pixels per side at most)")
+        name = path ?? "JPEG"
+        guard width > 0, height > 0, width <= 65500, height <= 65500 else {
+            throw SfumatoError.tooLarge("\(name): JPEG cannot hold \(width)x\(height) (65500 pixels per side at most)")
         }
-        file = try _AtomicFile(path: path)
+        if let path {
+            file = try _AtomicFile(path: path)
+            memory = nil
+        } else {
+            file = nil
+            memory = try _MemoryFile()
+        }
         guard let e = sf_jpeg_encoder_create() else { throw SfumatoError.io("cannot create a JPEG encoder") }
         self.e = e
         self.width = width
@@ -89,7 +106,7 @@ final class _JPEGFileWriter: ImageFileWriter {
         let icc = metadata.hadColorProfile && !gray ? ImageMetadata.sRGBProfile : []
         var status = icc.withUnsafeBufferPointer {
             sf_jpeg_start_compress(
-                e, file.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
+                e, file?.handle ?? memory?.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
                 Int32(options.chromaSubsampling.rawValue), $0.baseAddress, UInt32($0.count))
         }
         // EXIF first (viewers look for it in the first APP1), then XMP.
@@ -101,24 +118,24 @@ final class _JPEGFileWriter: ImageFileWriter {
             let message = String(cString: sf_jpeg_message(&e.pointee.err))
             sf_jpeg_encoder_destroy(e)
             flat.deallocate()
-            throw SfumatoError.io("\(path): JPEG encoding failed (\(message))")
+            throw SfumatoError.io("\(name): JPEG encoding failed (\(message))")
         }
     }
 
     deinit {
         sf_jpeg_encoder_destroy(e)
         flat.deallocate()
-        if !finished { file.discard() }
+        if !finished { file?.discard() }
     }
 
     func write(rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws {
         guard count >= 0, rowsWritten + count <= height else {
-            throw SfumatoError.io("\(file.path): \(rowsWritten + count) rows written to a JPEG of \(height)")
+            throw SfumatoError.io("\(name): \(rowsWritten + count) rows written to a JPEG of \(height)")
         }
         rowsWritten += count
         if gray {
             if sf_jpeg_write_rows(e, rows.assumingMemoryBound(to: UInt8.self), rowBytes, Int32(count)) != Int32(count) {
-                throw SfumatoError.io("\(file.path): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
+                throw SfumatoError.io("\(name): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
             }
             return
         }
@@ -131,7 +148,7 @@ final class _JPEGFileWriter: ImageFileWriter {
                     background: options.background)
             }
             if sf_jpeg_write_rows(e, flat, 4 * width, Int32(n)) != Int32(n) {
-                throw SfumatoError.io("\(file.path): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
+                throw SfumatoError.io("\(name): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
             }
             done += n
         }
@@ -139,9 +156,16 @@ final class _JPEGFileWriter: ImageFileWriter {
 
     func finish() throws {
         if sf_jpeg_finish_compress(e) != 0 {
-            throw SfumatoError.io("\(file.path): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
+            throw SfumatoError.io("\(name): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
         }
-        try file.commit()
+        try file?.commit()
         finished = true
+    }
+
+    /// Finishes a writer made without a path, and returns the file's bytes.
+    func finishToBuffer() throws -> [UInt8] {
+        try finish()
+        guard let memory else { throw SfumatoError.io("\(name): written to a file, not to memory") }
+        return try memory.close()
     }
 }

@@ -34,6 +34,11 @@ public enum PNG {
     }
 }
 
+extension PNG {
+    /// The iTXt keyword that holds an XMP packet.
+    static let xmpKeyword = "XML:com.adobe.xmp"
+}
+
 func _spngMessage(_ code: Int32) -> String { String(cString: spng_strerror(code)) }
 
 /// A libspng decoding context over bytes in memory.
@@ -75,12 +80,16 @@ final class _PNGDecoder: RowReader {
         info.hasAlpha = ct == 4 || ct == 6 || spng_get_trns(ctx, &trns) == 0
         var exif = spng_exif()
         if spng_get_exif(ctx, &exif) == 0, let data = exif.data, exif.length > 0 {
-            info.orientation = _EXIF.orientation(Array(UnsafeRawBufferPointer(start: data, count: exif.length)).map { $0 })
+            let block = Array(UnsafeRawBufferPointer(start: data, count: exif.length))
+            info.orientation = _EXIF.orientation(block)
+            info.metadata.exif = block.starts(with: ImageMetadata.exifPrefix) ? block : ImageMetadata.exifPrefix + block
         }
+        info.metadata.xmp = Self.xmp(ctx)
         var iccp = spng_iccp()
         if spng_get_iccp(ctx, &iccp) == 0, let data = iccp.profile, iccp.profile_len > 0 {
             let icc = Array(UnsafeRawBufferPointer(start: data, count: iccp.profile_len))
             info.iccProfile = _ColorTransform.describe(icc) ?? "unreadable profile"
+            info.metadata.hadColorProfile = true
             if options.convertToSRGB {
                 transform = _ColorTransform(icc: icc, sixteenBit: info.bitsPerChannel == 16)
             }
@@ -92,6 +101,20 @@ final class _PNGDecoder: RowReader {
     deinit {
         spng_ctx_free(ctx)
         bytes.deallocate()
+    }
+
+    /// The XMP packet of the text chunks before the pixels, in JPEG's APP1 form, or nil.
+    private static func xmp(_ ctx: OpaquePointer) -> [UInt8]? {
+        var count: UInt32 = 0
+        guard spng_get_text(ctx, nil, &count) == 0, count > 0, count <= 4096 else { return nil }
+        var texts = [spng_text](repeating: spng_text(), count: Int(count))
+        guard spng_get_text(ctx, &texts, &count) == 0 else { return nil }
+        for text in texts.prefix(Int(count)) {
+            let keyword = withUnsafeBytes(of: text.keyword) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard keyword == PNG.xmpKeyword, text.compression_flag == 0, let data = text.text, text.length > 0 else { continue }
+            return ImageMetadata.xmpPrefix + Array(UnsafeRawBufferPointer(start: data, count: text.length))
+        }
+        return nil
     }
 
     static func error(_ status: Int32, _ name: String) -> SfumatoError {
@@ -203,7 +226,16 @@ final class _PNGWriter: ImageFileWriter {
     private var row: UnsafeMutablePointer<UInt8>
     private var finished = false
     private let name: String
-    private var exifChunk: UnsafeMutableRawBufferPointer?
+    /// Chunk data libspng points to until the image is encoded.
+    private var chunkMemory: [UnsafeMutableRawBufferPointer] = []
+
+    private func keep<C: Collection>(_ bytes: C) -> UnsafeMutablePointer<CChar> where C.Element == UInt8 {
+        let memory = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1) + 1, alignment: 1)
+        memory.copyBytes(from: bytes)
+        memory[bytes.count] = 0
+        chunkMemory.append(memory)
+        return memory.baseAddress!.assumingMemoryBound(to: CChar.self)
+    }
 
     /// `alpha`: write RGBA (else RGB). Rows arrive as RGBA8, or RGBA16 when the bitmap is 16-bit;
     /// with `gray`, as one byte a pixel, written as greyscale (`alpha` ignored; 16-bit when
@@ -242,17 +274,38 @@ final class _PNGWriter: ImageFileWriter {
                 ? SPNG_COLOR_TYPE_GRAYSCALE.rawValue
                 : alpha ? SPNG_COLOR_TYPE_TRUECOLOR_ALPHA.rawValue : SPNG_COLOR_TYPE_TRUECOLOR.rawValue)
         var status = spng_set_ihdr(ctx, &ihdr)
-        // EXIF as an eXIf chunk (the TIFF structure, without JPEG's Exif header); libspng keeps
-        // a pointer to it until the image is encoded, so the writer keeps the bytes.
+        // EXIF as an eXIf chunk (the TIFF structure, without JPEG's Exif header).
         if status == 0, let block = options.metadata?.exif(forUprightWidth: width, height: height) {
             let tiff = block.dropFirst(ImageMetadata.exifPrefix.count)
-            let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: tiff.count, alignment: 1)
-            bytes.copyBytes(from: tiff)
-            exifChunk = bytes
             var chunk = spng_exif()
             chunk.length = tiff.count
-            chunk.data = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
+            chunk.data = keep(tiff)
             status = spng_set_exif(ctx, &chunk)
+        }
+        // An sRGB profile where the input had one (the pixels were converted to sRGB).
+        if status == 0, options.metadata?.hadColorProfile == true, !gray {
+            let icc = ImageMetadata.sRGBProfile
+            var chunk = spng_iccp()
+            withUnsafeMutableBytes(of: &chunk.profile_name) { name in
+                for (i, c) in "sRGB".utf8.enumerated() { name[i] = c }
+            }
+            chunk.profile_len = icc.count
+            chunk.profile = keep(icc)
+            status = spng_set_iccp(ctx, &chunk)
+        }
+        // XMP as the iTXt chunk Adobe's specification names.
+        if status == 0, let xmp = options.metadata?.xmp, xmp.count > ImageMetadata.xmpPrefix.count {
+            let packet = xmp.dropFirst(ImageMetadata.xmpPrefix.count)
+            var text = spng_text()
+            withUnsafeMutableBytes(of: &text.keyword) { keyword in
+                for (i, c) in PNG.xmpKeyword.utf8.enumerated() { keyword[i] = c }
+            }
+            text.type = Int32(SPNG_ITXT.rawValue)
+            text.length = packet.count
+            text.text = keep(packet)
+            text.language_tag = keep([])
+            text.translated_keyword = keep([])
+            status = spng_set_text(ctx, &text, 1)
         }
         if status == 0 {
             status = spng_encode_image(ctx, nil, 0, Int32(SPNG_FMT_PNG.rawValue), Int32(SPNG_ENCODE_PROGRESSIVE.rawValue | SPNG_ENCODE_FINALIZE.rawValue))
@@ -265,7 +318,7 @@ final class _PNGWriter: ImageFileWriter {
     deinit {
         spng_ctx_free(ctx)
         row.deallocate()
-        exifChunk?.deallocate()
+        for memory in chunkMemory { memory.deallocate() }
         if !finished { file?.discard() }
     }
 

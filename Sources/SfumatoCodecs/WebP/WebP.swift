@@ -4,7 +4,7 @@ import SfumatoCore
 
 /// WebP reading and writing through libwebp (lossy and lossless; still images only).
 public enum WebP {
-    /// Reads the header, and the ICC and EXIF chunks.
+    /// Reads the header, and the ICC, EXIF and XMP chunks.
     public static func info(_ bytes: [UInt8], name: String = "WebP") throws -> ImageInfo {
         var features = WebPBitstreamFeatures()
         let status = bytes.withUnsafeBufferPointer { WebPGetFeatures($0.baseAddress, $0.count, &features) }
@@ -13,9 +13,17 @@ public enum WebP {
         info.hasAlpha = features.has_alpha != 0
         info.lossless = features.format == 2
         if features.has_animation != 0 { info.lossless = nil }
-        let (icc, exif) = metadata(bytes)
-        if let icc { info.iccProfile = _ColorTransform.describe(icc) ?? "unreadable profile" }
-        if let exif { info.orientation = _EXIF.orientation(exif) }
+        let (icc, exif, xmp) = metadata(bytes)
+        if let icc {
+            info.iccProfile = _ColorTransform.describe(icc) ?? "unreadable profile"
+            info.metadata.hadColorProfile = true
+        }
+        if let exif {
+            info.orientation = _EXIF.orientation(exif)
+            // Most writers store the TIFF structure alone; some keep JPEG's "Exif" header.
+            info.metadata.exif = exif.starts(with: ImageMetadata.exifPrefix) ? exif : ImageMetadata.exifPrefix + exif
+        }
+        if let xmp { info.metadata.xmp = ImageMetadata.xmpPrefix + xmp }
         return info
     }
 
@@ -28,11 +36,11 @@ public enum WebP {
         }
     }
 
-    /// The ICC and EXIF chunks, if present.
-    static func metadata(_ bytes: [UInt8]) -> ([UInt8]?, [UInt8]?) {
-        bytes.withUnsafeBufferPointer { buffer -> ([UInt8]?, [UInt8]?) in
+    /// The ICC, EXIF and XMP chunks, if present.
+    static func metadata(_ bytes: [UInt8]) -> (icc: [UInt8]?, exif: [UInt8]?, xmp: [UInt8]?) {
+        bytes.withUnsafeBufferPointer { buffer -> ([UInt8]?, [UInt8]?, [UInt8]?) in
             var data = WebPData(bytes: buffer.baseAddress, size: buffer.count)
-            guard let demux = sf_webp_demux(&data) else { return (nil, nil) }
+            guard let demux = sf_webp_demux(&data) else { return (nil, nil, nil) }
             defer { WebPDemuxDelete(demux) }
             func chunk(_ fourcc: String) -> [UInt8]? {
                 var iter = WebPChunkIterator()
@@ -40,7 +48,7 @@ public enum WebP {
                 defer { WebPDemuxReleaseChunkIterator(&iter) }
                 return Array(UnsafeBufferPointer(start: iter.chunk.bytes, count: iter.chunk.size))
             }
-            return (chunk("ICCP"), chunk("EXIF"))
+            return (chunk("ICCP"), chunk("EXIF"), chunk("XMP "))
         }
     }
 
@@ -59,14 +67,15 @@ public enum WebP {
         let status = bytes.withUnsafeBufferPointer { WebPDecode($0.baseAddress, $0.count, &config) }
         WebPFreeDecBuffer(&config.output)
         if status != VP8_STATUS_OK { throw error(status, name) }
-        if options.convertToSRGB, let icc = metadata(bytes).0, let t = _ColorTransform(icc: icc) { t.apply(to: bitmap) }
+        if options.convertToSRGB, let icc = metadata(bytes).icc, let t = _ColorTransform(icc: icc) { t.apply(to: bitmap) }
         if !info.hasAlpha { bitmap.declareOpaque() }
         let oriented = options.applyOrientation ? try bitmap.oriented(info.orientation) : bitmap
         return DecodedImage(bitmap: oriented, info: info)
     }
 
     /// Encodes an RGBA8 bitmap (straight alpha): lossy at `options.quality`, or lossless. WebP
-    /// has no greyscale: a Gray8 bitmap is written as opaque RGB with R = G = B.
+    /// has no greyscale: a Gray8 bitmap is written as opaque RGB with R = G = B. The metadata
+    /// `options.metadata` names goes into EXIF, XMP and ICCP chunks by libwebp's mux API.
     public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         try options.validate()
         if bitmap.format == .gray8 { return try encode(try bitmap.expandedToRGBA8(), options: options) }
@@ -86,6 +95,39 @@ public enum WebP {
         }
         defer { if let output { WebPFree(output) } }
         guard size > 0, let output else { throw SfumatoError.io("WebP encoding failed") }
-        return Array(UnsafeBufferPointer(start: output, count: size))
+        var chunks: [(String, [UInt8])] = []
+        if let metadata = options.metadata {
+            if metadata.hadColorProfile { chunks.append(("ICCP", ImageMetadata.sRGBProfile)) }
+            if let exif = metadata.exif(forUprightWidth: bitmap.width, height: bitmap.height) {
+                chunks.append(("EXIF", Array(exif.dropFirst(ImageMetadata.exifPrefix.count))))
+            }
+            if let xmp = metadata.xmp, xmp.count > ImageMetadata.xmpPrefix.count {
+                chunks.append(("XMP ", Array(xmp.dropFirst(ImageMetadata.xmpPrefix.count))))
+            }
+        }
+        if chunks.isEmpty { return Array(UnsafeBufferPointer(start: output, count: size)) }
+        return try withMetadata(UnsafeBufferPointer(start: output, count: size), chunks)
+    }
+
+    /// A still WebP file with chunks added around its bitstream, assembled by libwebp's mux.
+    static func withMetadata(_ bitstream: UnsafeBufferPointer<UInt8>, _ chunks: [(String, [UInt8])]) throws -> [UInt8] {
+        guard let mux = sf_webp_mux_new() else { throw SfumatoError.io("cannot create a WebP muxer") }
+        defer { WebPMuxDelete(mux) }
+        var image = WebPData(bytes: bitstream.baseAddress, size: bitstream.count)
+        var status = WebPMuxSetImage(mux, &image, 1)
+        for (fourcc, payload) in chunks where status == WEBP_MUX_OK {
+            status = payload.withUnsafeBufferPointer { p in
+                var data = WebPData(bytes: p.baseAddress, size: p.count)
+                return WebPMuxSetChunk(mux, fourcc, &data, 1)
+            }
+        }
+        var assembled = WebPData()
+        sf_webp_data_init(&assembled)
+        defer { sf_webp_data_clear(&assembled) }
+        if status == WEBP_MUX_OK { status = WebPMuxAssemble(mux, &assembled) }
+        guard status == WEBP_MUX_OK, let bytes = assembled.bytes else {
+            throw SfumatoError.io("WebP metadata could not be added (mux status \(status.rawValue))")
+        }
+        return Array(UnsafeBufferPointer(start: bytes, count: assembled.size))
     }
 }

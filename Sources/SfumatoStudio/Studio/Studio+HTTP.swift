@@ -97,6 +97,8 @@ extension Studio {
                     try cancellation.check("the render")
                     var options = EncodeOptions(quality: 92, pngCompressionLevel: 3)
                     options.chromaSubsampling = .s444
+                    // An export is the user's photo: it keeps the camera's EXIF and XMP (a preview need not).
+                    if export { options.metadata = doc.photoMetadata() }
                     let body = try ImageIO.encode(bitmap, format: format, options: options)
                     var headers: [(String, String)] = [("cache-control", "no-store")]
                     if export {

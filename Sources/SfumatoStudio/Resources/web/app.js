@@ -319,8 +319,8 @@
 
   async function openFile(file) {
     if (!file) return;
-    if (!/^image\/(jpeg|png|webp)$/.test(file.type) && !/\.(jpe?g|png|webp)$/i.test(file.name)) {
-      util.toast("Open a JPEG, PNG or WebP photo", true);
+    if (!/^image\/(jpeg|png|webp|heic|heif|avif|tiff)$/.test(file.type) && !/\.(jpe?g|png|webp|heic|heif|avif|tiff?)$/i.test(file.name)) {
+      util.toast("Open a JPEG, PNG, WebP, HEIC, AVIF or TIFF photo", true);
       return;
     }
     util.toast("Opening " + file.name + "…");

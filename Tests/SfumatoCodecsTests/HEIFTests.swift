@@ -1,0 +1,101 @@
+@_spi(Testing) import SfumatoCodecs
+import Foundation
+import SfumatoCore
+import SfumatoTestSupport
+import Testing
+
+/// HEIC and AVIF through libheif: real photos decode close to what was encoded, alpha and high bit
+/// depths survive, metadata blocks are read back, and hostile files fail with typed errors.
+@Suite("HEIF and AVIF")
+struct HEIFTests {
+    @Test("this libheif decodes HEIC and AVIF and encodes AVIF")
+    func capabilities() {
+        let c = HEIF.capabilities
+        #expect(c.heic && c.avifDecode && c.avifEncode)
+    }
+
+    @Test("AVIF and HEIC of real photos decode within the codec's loss (PSNR over 32 dB at quality 90, 4:2:0 chroma)")
+    func photos() throws {
+        for name in ["rocket.jpg", "chelsea.png", "coffee.png"] {
+            let photo = try Fixtures.photo(name)
+            for (format, bytes) in [(ImageFormat.avif, try HEIF.encodeAVIF(photo)), (.heif, try HEIF.encodeHEIC(photo))] {
+                #expect(ImageFormat.sniff(bytes) == format, "\(name) as \(format)")
+                let info = try ImageIO.info(bytes: bytes, name: name)
+                #expect(info.format == format && info.width == photo.width && info.height == photo.height)
+                #expect(!info.hasAlpha && info.bitsPerChannel == 8)
+                let back = try ImageIO.read(bytes: bytes, name: name).bitmap
+                #expect(back.format == .rgba8 && back.isOpaque)
+                let psnr = Pixels.psnr(back, photo)
+                #expect(psnr > 32, "\(name) as \(format): PSNR \(psnr) dB")
+            }
+        }
+    }
+
+    @Test("alpha survives AVIF: a ramp from opaque to clear comes back within 3 levels")
+    func alpha() throws {
+        let photo = try Fixtures.photo("coffee.png")
+        let ramp = try Pixels.make(128, 96) { x, y in
+            var p = photo.pixel(x: x + 100, y: y + 100)
+            p.w = Float(x) / 127
+            return p
+        }
+        let bytes = try HEIF.encodeAVIF(ramp, options: EncodeOptions(quality: 95))
+        #expect(try HEIF.info(bytes).hasAlpha)
+        let back = try HEIF.decode(bytes).bitmap
+        var worst: Float = 0
+        for y in 0..<96 { for x in 0..<128 { worst = max(worst, abs(back.pixel(x: x, y: y).w - ramp.pixel(x: x, y: y).w)) } }
+        #expect(worst * 255 <= 3, "alpha off by \(worst * 255) levels")
+    }
+
+    @Test("EXIF (with the output's size and orientation 1), XMP and an sRGB profile go into AVIF and come back")
+    func metadata() throws {
+        let photo = try Pixels.noise(48, 32, seed: 9)
+        var options = EncodeOptions()
+        options.metadata = MetadataSamples.camera
+        for bytes in [try HEIF.encodeAVIF(photo, options: options), try HEIF.encodeHEIC(photo, options: options)] {
+            let info = try HEIF.info(bytes)
+            let exif = try #require(info.metadata.exif)
+            let facts = ImageMetadata.exifFacts(exif)
+            #expect(facts.orientation == 1 && facts.width == 48 && facts.height == 32)
+            #expect(MetadataSamples.make(of: exif) == "Sfumato Camera Co.")
+            #expect(info.metadata.xmp == MetadataSamples.camera.xmp)
+            #expect(info.metadata.hadColorProfile && info.iccProfile?.contains("sRGB") == true)
+            #expect(info.orientation == 1)
+        }
+        let bare = try HEIF.info(try HEIF.encodeAVIF(photo))
+        #expect(bare.metadata.isEmpty)
+    }
+
+    @Test("HEIC is read, not written: asking for it says so")
+    func heicIsReadOnly() throws {
+        #expect(!ImageFormat.heif.isWritable && ImageFormat(name: "heic") == nil)
+        #expect(ImageFormat.fromExtension(of: "IMG_0001.HEIC") == .heif)
+        #expect(throws: SfumatoError.self) { try ImageIO.encode(try Pixels.noise(4, 4), format: .heif) }
+    }
+
+    @Test("hostile HEIF: truncations, flipped bytes and a pixel limit give typed errors, never a crash")
+    func hostile() throws {
+        let bytes = try HEIF.encodeAVIF(try Pixels.noise(64, 48, seed: 5))
+        for n in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 97)) {
+            let cut = Array(bytes.prefix(n))
+            do { _ = try ImageIO.read(bytes: cut, name: "cut") } catch let e as SfumatoError { _ = e.description }
+        }
+        var state: UInt64 = 0x5EED
+        for _ in 0..<200 {
+            var mutated = bytes
+            for _ in 0..<4 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                mutated[Int(state >> 33) % mutated.count] = UInt8(truncatingIfNeeded: state >> 17)
+            }
+            do { _ = try ImageIO.read(bytes: mutated, name: "mutated") } catch let e as SfumatoError { _ = e.description }
+        }
+        #expect {
+            _ = try ImageIO.read(bytes: bytes, name: "big", options: DecodeOptions(pixelLimit: 1000))
+        } throws: { e in
+            guard case SfumatoError.tooLarge = e else { return false }
+            return true
+        }
+        // A file that is only the "ftyp" box.
+        #expect(throws: SfumatoError.self) { try ImageIO.read(bytes: Array(bytes.prefix(24)), name: "header") }
+    }
+}

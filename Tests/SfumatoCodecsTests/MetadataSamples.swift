@@ -1,0 +1,48 @@
+import Foundation
+import SfumatoCodecs
+
+/// A camera's metadata, written by hand so the tests need no camera file: an EXIF block with a
+/// make, an orientation and pixel dimensions, and an XMP packet.
+enum MetadataSamples {
+    static let xmpPacket = Array(
+        """
+        <x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">\
+        <rdf:Description xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator>Sfumato test</dc:creator>\
+        </rdf:Description></rdf:RDF></x:xmpmeta>
+        """.utf8)
+
+    /// Big-endian TIFF: IFD0 with Make (ASCII, at offset 50), Orientation 6, and a pointer to an
+    /// EXIF IFD holding PixelXDimension and PixelYDimension.
+    static let exifBlock: [UInt8] = {
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v >> 8 & 0xFF), UInt8(v & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { u16(v >> 16) + u16(v & 0xFFFF) }
+        let make = Array("Sfumato Camera Co.".utf8) + [0]
+        var t: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A] + u32(8)
+        // IFD0 at 8: three entries (2 + 3 x 12 + 4 = 42 bytes), so data starts at 50.
+        t += u16(3)
+        t += u16(0x010F) + u16(2) + u32(make.count) + u32(50)
+        t += u16(0x0112) + u16(3) + u32(1) + u16(6) + u16(0)
+        t += u16(0x8769) + u16(4) + u32(1) + u32(50 + make.count)
+        t += u32(0)
+        t += make
+        // The EXIF IFD: two LONG entries.
+        t += u16(2)
+        t += u16(0xA002) + u16(4) + u32(1) + u32(4000)
+        t += u16(0xA003) + u16(4) + u32(1) + u32(3000)
+        t += u32(0)
+        return Array("Exif".utf8) + [0, 0] + t
+    }()
+
+    static let camera = ImageMetadata(
+        exif: exifBlock, xmp: Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + xmpPacket, hadColorProfile: true)
+
+    /// The Make entry of an EXIF block in this file's layout or as libexif rewrote it.
+    static func make(of exif: [UInt8]) -> String? {
+        let needle = Array("Sfumato Camera Co.".utf8)
+        guard exif.count >= needle.count else { return nil }
+        for i in 0...(exif.count - needle.count) where Array(exif[i..<(i + needle.count)]) == needle {
+            return "Sfumato Camera Co."
+        }
+        return nil
+    }
+}

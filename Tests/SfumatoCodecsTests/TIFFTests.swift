@@ -1,0 +1,123 @@
+import Foundation
+import SfumatoCodecs
+import SfumatoCore
+import SfumatoTestSupport
+import Testing
+
+/// TIFF through libtiff: lossless round trips at 8 and 16 bits, grey, alpha, real photos, and
+/// hostile files. (Files from other writers, with palettes, orientations and compressions, are
+/// checked against Pillow in Tests/python/test_formats.py.)
+@Suite("TIFF")
+struct TIFFTests {
+    @Test("round trips are bit-exact: RGBA8 with alpha, RGB8, RGBA16, Gray8, a real photo")
+    func roundTrips() throws {
+        let rgba = try Pixels.noise(67, 41, seed: 3, alpha: true)
+        let tiff = try TIFF.encode(rgba)
+        #expect(ImageFormat.sniff(tiff) == .tiff)
+        #expect(try TIFF.info(tiff).hasAlpha)
+        #expect(try TIFF.decode(tiff).bitmap == rgba)
+
+        let opaque = try Pixels.noise(33, 20, seed: 4)
+        let rgb = try TIFF.encode(opaque)
+        #expect(try TIFF.info(rgb).hasAlpha == false)
+        #expect(try TIFF.decode(rgb).bitmap == opaque)
+
+        let deep = try Bitmap(width: 19, height: 7, format: .rgba16, alpha: .straight)
+        let p = deep.baseAddress.assumingMemoryBound(to: UInt16.self)
+        var s: UInt32 = 11
+        for i in 0..<(19 * 7 * 4) {
+            s = s &* 1_103_515_245 &+ 12345
+            p[i] = UInt16(truncatingIfNeeded: s >> 8)
+        }
+        let deepTIFF = try TIFF.encode(deep)
+        #expect(try TIFF.info(deepTIFF).bitsPerChannel == 16)
+        let deepBack = try TIFF.decode(deepTIFF).bitmap
+        #expect(deepBack.format == .rgba16 && deepBack == deep)
+
+        let gray = try Bitmap(width: 30, height: 9, format: .gray8, alpha: .straight)
+        for i in 0..<(30 * 9) { gray.baseAddress.storeBytes(of: UInt8(i % 251), toByteOffset: i, as: UInt8.self) }
+        let grayTIFF = try TIFF.encode(gray)
+        #expect(try TIFF.info(grayTIFF).colorChannels == 1)
+        #expect(try TIFF.decode(grayTIFF, options: DecodeOptions(keepGray: true)).bitmap == gray)
+        let expanded = try TIFF.decode(grayTIFF).bitmap
+        #expect(expanded.format == .rgba8 && expanded.pixel(x: 7, y: 3).x == gray.pixel(x: 7, y: 3).x)
+
+        let photo = try Fixtures.photo("rocket.jpg")
+        #expect(try ImageIO.read(bytes: try ImageIO.encode(photo, format: .tiff), name: "rocket.tif").bitmap == photo)
+    }
+
+    @Test("the XMP packet and an sRGB profile are written and read back; EXIF is not written")
+    func metadata() throws {
+        var options = EncodeOptions()
+        options.metadata = MetadataSamples.camera
+        let info = try TIFF.info(try TIFF.encode(try Pixels.noise(8, 8), options: options))
+        #expect(info.metadata.xmp == MetadataSamples.camera.xmp)
+        #expect(info.metadata.hadColorProfile && info.iccProfile?.contains("sRGB") == true)
+        #expect(info.metadata.exif == nil)
+    }
+
+    @Test("hostile TIFF: truncations, flipped bytes, huge dimensions and a pixel limit give typed errors")
+    func hostile() throws {
+        let bytes = try TIFF.encode(try Pixels.noise(40, 30, seed: 5, alpha: true))
+        for n in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 97)) {
+            do { _ = try ImageIO.read(bytes: Array(bytes.prefix(n)), name: "cut") } catch let e as SfumatoError { _ = e.description }
+        }
+        var state: UInt64 = 0x7EED
+        for _ in 0..<300 {
+            var mutated = bytes
+            for _ in 0..<3 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                mutated[Int(state >> 33) % mutated.count] = UInt8(truncatingIfNeeded: state >> 17)
+            }
+            do { _ = try ImageIO.read(bytes: mutated, name: "mutated") } catch let e as SfumatoError { _ = e.description }
+        }
+        #expect {
+            _ = try ImageIO.read(bytes: bytes, name: "big", options: DecodeOptions(pixelLimit: 100))
+        } throws: { e in
+            guard case SfumatoError.tooLarge = e else { return false }
+            return true
+        }
+        // A header claiming 100000 x 100000 pixels in a few hundred bytes: refused before any
+        // pixel memory is asked for.
+        #expect(throws: SfumatoError.self) { try ImageIO.read(bytes: Self.claiming(100_000, 100_000), name: "claims") }
+        #expect(throws: SfumatoError.self) { try ImageIO.read(bytes: [0x49, 0x49, 0x2A, 0x00], name: "magic only") }
+    }
+
+    /// A little-endian TIFF header with one IFD: width, height, 8-bit RGB, one strip of 3 bytes.
+    static func claiming(_ w: Int, _ h: Int) -> [UInt8] {
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { u16(v & 0xFFFF) + u16(v >> 16) }
+        func entry(_ tag: Int, _ type: Int, _ value: Int) -> [UInt8] {
+            u16(tag) + u16(type) + u32(1) + (type == 3 ? u16(value) + u16(0) : u32(value))
+        }
+        var t: [UInt8] = [0x49, 0x49, 0x2A, 0x00] + u32(8) + u16(8)
+        t += entry(256, 4, w) + entry(257, 4, h) + entry(258, 3, 8) + entry(262, 3, 2)
+        t += entry(273, 4, 200) + entry(277, 3, 3) + entry(278, 4, h) + entry(279, 4, 3)
+        t += u32(0)
+        t += [UInt8](repeating: 0, count: 200 - t.count) + [1, 2, 3]
+        return t
+    }
+}
+
+/// Metadata through every format that writes it.
+@Suite("Metadata in every format")
+struct MetadataFormatTests {
+    @Test("JPEG, PNG, WebP and AVIF keep EXIF (size updated, orientation 1), XMP and an sRGB profile")
+    func everyFormat() throws {
+        let bitmap = try Pixels.noise(40, 24, seed: 2)
+        var options = EncodeOptions()
+        options.metadata = MetadataSamples.camera
+        for format in [ImageFormat.jpeg, .png, .webp, .avif] {
+            let info = try ImageIO.info(bytes: try ImageIO.encode(bitmap, format: format, options: options), name: "\(format)")
+            let exif = try #require(info.metadata.exif, "\(format) lost the EXIF block")
+            let facts = ImageMetadata.exifFacts(exif)
+            #expect(facts.orientation == 1 && facts.width == 40 && facts.height == 24, "\(format): \(facts)")
+            #expect(MetadataSamples.make(of: exif) != nil, "\(format) lost the camera's make")
+            // PNG's text chunk cannot hold the NUL some writers end a packet with; this one has none.
+            #expect(info.metadata.xmp == MetadataSamples.camera.xmp, "\(format) changed the XMP packet")
+            #expect(info.metadata.hadColorProfile && info.iccProfile?.contains("sRGB") == true, "\(format): \(info.iccProfile ?? "no profile")")
+            let bare = try ImageIO.info(bytes: try ImageIO.encode(bitmap, format: format), name: "\(format)")
+            #expect(bare.metadata.isEmpty, "\(format) wrote metadata it was not given")
+        }
+    }
+}
