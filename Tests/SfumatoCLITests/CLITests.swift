@@ -188,7 +188,7 @@ struct CommandTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["cut.jpg"])
         let notImage = folder.appendingPathComponent("notes.png")
         try Data("just text".utf8).write(to: notImage)
-        check(sfumato("info", notImage.path), 1, "not a JPEG, PNG or WebP image")
+        check(sfumato("info", notImage.path), 1, "not a JPEG, PNG, WebP, HEIF, AVIF or TIFF image")
     }
 
     @Test("filters lists every filter; --json is valid JSON with ranges")

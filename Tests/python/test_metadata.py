@@ -86,3 +86,31 @@ def test_batch_thumbnails_keep_metadata_with_their_own_size(sfumato, tmp_path):
     run(sfumato, "batch", folder, "-o", tmp_path / "bare", "--thumbnail", "200x200", "--strip")
     with Image.open(tmp_path / "bare" / "a.jpg") as image:
         assert not image.getexif()
+
+
+def test_every_format_keeps_what_it_can_hold(sfumato, tmp_path):
+    """WebP, AVIF and PNG hold EXIF, XMP and a profile; TIFF the profile and XMP (its EXIF lives in a
+    directory of its own, which Sfumato does not write)."""
+    source = tmp_path / "camera.jpg"
+    width, height = camera_photo(source)
+    for ext in ("webp", "avif", "png", "tif"):
+        out = tmp_path / f"out.{ext}"
+        run(sfumato, "apply", source, "-o", out)
+        with Image.open(out) as image:
+            assert image.size == (height, width), ext
+            profile = ImageCms.ImageCmsProfile(io.BytesIO(image.info["icc_profile"]))
+            assert "sRGB" in ImageCms.getProfileDescription(profile), ext
+            xmp = image.info.get("xmp") or (image.tag_v2.get(700) if ext == "tif" else b"")
+            assert b"Sfumato test" in (xmp if isinstance(xmp, bytes) else bytes(xmp)), ext
+            if ext != "tif":
+                exif = image.getexif()
+                assert exif[0x0110] == "Model 7" and exif.get(0x0112) == 1, ext
+                assert (exif.get_ifd(0x8769)[0xA002], exif.get_ifd(0x8769)[0xA003]) == (height, width), ext
+        stripped = tmp_path / f"stripped.{ext}"
+        run(sfumato, "apply", source, "-o", stripped, "--strip")
+        with Image.open(stripped) as image:
+            assert "icc_profile" not in image.info and not image.info.get("xmp"), ext
+            if ext == "tif":
+                assert 700 not in image.tag_v2 and 34675 not in image.tag_v2  # TIFF's EXIF is its own tags
+            else:
+                assert not image.getexif(), ext

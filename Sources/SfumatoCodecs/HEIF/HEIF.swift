@@ -90,9 +90,11 @@ final class _HEIFFile {
         var primary: OpaquePointer?
         if e.code == heif_error_Ok { e = heif_context_get_primary_image_handle(context, &primary) }
         guard e.code == heif_error_Ok, let primary else {
+            // The message belongs to the context: read it before freeing that.
+            let error = HEIF.error(e, name, "cannot read the file")
             heif_context_free(context)
             bytes.deallocate()
-            throw HEIF.error(e, name, "cannot read the file")
+            throw error
         }
         handle = primary
         let brand = heif_main_brand(bytes.baseAddress, Int32(min(source.count, 64)))

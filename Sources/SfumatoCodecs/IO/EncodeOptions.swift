@@ -12,7 +12,7 @@ public struct EncodeOptions: Sendable {
         case s420 = 420
     }
 
-    /// JPEG and lossy WebP quality, 1...100 (default 90).
+    /// JPEG, lossy WebP and AVIF quality, 1...100 (default 90).
     public var quality: Int = 90
     /// JPEG chroma subsampling (default 4:2:0).
     public var chromaSubsampling: ChromaSubsampling = .s420
@@ -26,9 +26,9 @@ public struct EncodeOptions: Sendable {
     public var background: SIMD3<Float> = SIMD3(1, 1, 1)
     /// JPEG: the fast integer DCT (slightly less exact; for previews that go out many times a second).
     public var fastDCT = false
-    /// What to write beside the pixels (nil: nothing). JPEG writes the EXIF block (orientation 1,
-    /// dimensions of the output), the XMP packet and, when the input had a profile, an sRGB
-    /// profile (the pixels are sRGB); PNG writes the EXIF block.
+    /// What to write beside the pixels (nil: nothing): the EXIF block (orientation 1, dimensions
+    /// of the output), the XMP packet and, when the input had a profile, an sRGB profile (the
+    /// pixels are sRGB). TIFF writes the XMP packet and the profile, not the EXIF block.
     public var metadata: ImageMetadata? = nil
 
     public init(

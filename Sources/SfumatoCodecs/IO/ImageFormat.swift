@@ -184,7 +184,9 @@ func _checkLimit(_ w: Int, _ h: Int, _ options: DecodeOptions, _ name: String) t
     guard w > 0, h > 0 else { throw SfumatoError.corrupt("\(name): image has no pixels (\(w)x\(h))") }
     let limit = min(max(options.pixelLimit, 1), Bitmap.maximumPixelCount)
     if w > limit / h {
-        throw SfumatoError.tooLarge("\(name): \(w)x\(h) is \(w * h / 1_000_000) megapixels, over the limit of \(limit / 1_000_000) megapixels")
+        // In Double: a TIFF's sides are 32-bit, so their product can pass Int's range.
+        let megapixels = Int(Double(w) * Double(h) / 1_000_000)
+        throw SfumatoError.tooLarge("\(name): \(w)x\(h) is \(megapixels) megapixels, over the limit of \(limit / 1_000_000) megapixels")
     }
 }
 

@@ -2,8 +2,10 @@ import CExif
 import CLCMS2
 
 /// What a photo carries beside its pixels, kept through a render: the EXIF block (camera, date,
-/// exposure, GPS...), the XMP packet, and whether it had a colour profile. Read by the JPEG decoder;
-/// written by the JPEG writer (EXIF, XMP and an sRGB profile) and the PNG writer (EXIF).
+/// exposure, GPS...), the XMP packet, and whether it had a colour profile. Read by every decoder
+/// (TIFF: the XMP and the profile); written by every encoder, in each format's own place: JPEG
+/// APP1 and APP2 markers, PNG eXIf, iTXt and iCCP chunks, WebP EXIF, XMP and ICCP chunks (libwebp's
+/// mux), HEIF metadata items (libheif), TIFF tags (the XMP packet and the profile only).
 public struct ImageMetadata: Sendable, Equatable {
     /// The EXIF block as a JPEG APP1 payload (`Exif\0\0`, then the TIFF structure), or nil.
     public var exif: [UInt8]?
