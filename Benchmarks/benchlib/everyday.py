@@ -49,7 +49,7 @@ def everyday_rows(t) -> None:
     m = np.array([[c, -si, 0.0], [si, c, 0.0]])
     row("Affine turn 0.17 rad, bilinear", "8-bit; each output pixel mapped back and interpolated bilinearly; output "
         "the bounding box (Sfumato) or the input's size (peers)", "CIAffineTransform",
-        F("none", "rgba8", f"CIAffineTransform:inputTransform=[{c} {si} {-si} {c} 0 0],inputSampling=bilinear"),
+        F("none", "rgba8", f"CIAffineTransform:inputTransform=[{c};{si};{-si};{c};0;0],inputSampling=bilinear"),
         opencv=cv_ok and (lambda: cv2.warpAffine(bgr, m, (w, h), flags=cv2.INTER_LINEAR)) or None,
         libvips=vips_ok and (lambda: vimg.affine([c, -si, si, c], interpolate=pyvips.Interpolate.new("bilinear")).copy_memory()) or None,
         pillow=pil_ok and (lambda: pim.transform((w, h), Image.AFFINE, (c, si, 0, -si, c, 0), Image.BILINEAR)) or None)

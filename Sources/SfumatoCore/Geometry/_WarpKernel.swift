@@ -156,30 +156,37 @@ struct _WarpKernel: NeighborhoodKernel {
                 }
                 return (first, max(first, last), sum)
             }
+            // Output pixel (x, y): its centre mapped back, the widened kernel's weights, the sum of
+            // the taps inside the input (outside is transparent), normalised by all the weights.
+            func sample(_ x: Int, _ y: Int) -> SIMD4<Float> {
+                let cx = Double(x) + 0.5, cy = Double(y) + 0.5
+                let p = inverse.apply(x: cx, y: cy)
+                guard p.w > 0, abs(p.x) < 1e12, abs(p.y) < 1e12 else { return .zero }
+                let (fx, fy) = affine ? (ax, ay) : _WarpKernel.widening(inverse, x: cx, y: cy)
+                let u = p.x - 0.5, v = p.y - 0.5
+                let (x0, x1, sx) = weights(wx, u, min(fx, widest))
+                let (y0, y1, sy) = weights(wy, v, min(fy, widest))
+                let lo = max(x0, have.x), hi = min(x1, have.maxX - 1)
+                var acc = SIMD4<Float>.zero
+                let top = max(y0, have.y), bottom = min(y1, have.maxY - 1)
+                if lo <= hi && top <= bottom {
+                    for i in top...bottom {
+                        let src = tile.row(i) - tile.rect.x
+                        var line = SIMD4<Float>.zero
+                        for j in lo...hi { line += src[j] * wx[j - x0] }
+                        acc += line * wy[i - y0]
+                    }
+                }
+                let norm = sx * sy
+                return norm > 0 ? acc / norm : .zero
+            }
+            if usesAffineRows {
+                applyAffineRows(input: tile, output: out, have: have, edge: sample)
+                return
+            }
             for y in out.rect.y..<out.rect.maxY {
                 let row = out.row(y)
-                for x in out.rect.x..<out.rect.maxX {
-                    let cx = Double(x) + 0.5, cy = Double(y) + 0.5
-                    let p = inverse.apply(x: cx, y: cy)
-                    guard p.w > 0, abs(p.x) < 1e12, abs(p.y) < 1e12 else { row[x - out.rect.x] = .zero; continue }
-                    let (fx, fy) = affine ? (ax, ay) : _WarpKernel.widening(inverse, x: cx, y: cy)
-                    let u = p.x - 0.5, v = p.y - 0.5
-                    let (x0, x1, sx) = weights(wx, u, min(fx, widest))
-                    let (y0, y1, sy) = weights(wy, v, min(fy, widest))
-                    let lo = max(x0, have.x), hi = min(x1, have.maxX - 1)
-                    var acc = SIMD4<Float>.zero
-                    let top = max(y0, have.y), bottom = min(y1, have.maxY - 1)
-                    if lo <= hi && top <= bottom {
-                        for i in top...bottom {
-                            let src = tile.row(i) - tile.rect.x
-                            var line = SIMD4<Float>.zero
-                            for j in lo...hi { line += src[j] * wx[j - x0] }
-                            acc += line * wy[i - y0]
-                        }
-                    }
-                    let norm = sx * sy
-                    row[x - out.rect.x] = norm > 0 ? acc / norm : .zero
-                }
+                for x in out.rect.x..<out.rect.maxX { row[x - out.rect.x] = sample(x, y) }
             }
         }
     }

@@ -110,14 +110,37 @@ struct _ResampleAxis: Sendable {
         }
     }
 
+    /// Adds an output's taps from input index `s` on. Edges are extended: a tap before the first
+    /// pixel or past the last counts as that pixel, folded in here, so that every stored tap lies
+    /// inside the input and the passes read without clamping.
     private mutating func add(start s: Int, _ w: [Float]) {
-        start.append(s)
-        count.append(w.count)
+        let lo = inputOrigin, hi = inputOrigin + inputSize - 1
+        var first = max(s, lo), last = min(s + w.count - 1, hi)
+        if first > last { (first, last) = s > hi ? (hi, hi) : (lo, lo) }
+        var folded = [Float](repeating: 0, count: last - first + 1)
+        for (t, weight) in w.enumerated() { folded[min(max(s + t, first), last) - first] += weight }
+        start.append(first)
+        count.append(folded.count)
         offset.append(weights.count)
-        weights.append(contentsOf: w)
+        weights.append(contentsOf: folded)
     }
 
-    /// Input span (clamped to the input) needed for outputs `lo ..< hi` (absolute coordinates).
+    /// Calls `body` with the taps' starts, counts, weight offsets and weights, unchecked.
+    func withTaps<R>(
+        _ body: (UnsafePointer<Int>, UnsafePointer<Int>, UnsafePointer<Int>, UnsafePointer<Float>) throws -> R
+    ) rethrows -> R {
+        try start.withUnsafeBufferPointer { s in
+            try count.withUnsafeBufferPointer { c in
+                try offset.withUnsafeBufferPointer { o in
+                    try weights.withUnsafeBufferPointer { w in
+                        try body(s.baseAddress!, c.baseAddress!, o.baseAddress!, w.baseAddress!)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Input span (inside the input) needed for outputs `lo ..< hi` (absolute coordinates).
     func span(_ lo: Int, _ hi: Int) -> (Int, Int) {
         let i0 = lo - outputOrigin, i1 = hi - outputOrigin - 1
         let a = start[i0], b = start[i1] + count[i1]
@@ -161,37 +184,31 @@ struct _ResampleKernel: NeighborhoodKernel {
             for y in out.rect.y..<out.rect.maxY { out.row(y).update(repeating: .zero, count: out.rect.width) }
         }
         if r.isEmpty { return }
-        let ix0 = input.rect.x, ix1 = input.rect.maxX - 1
-        let iy0 = input.rect.y, iy1 = input.rect.maxY - 1
-        // Horizontal pass: every input row of the ROI, output columns.
+        // Every tap lies inside the input (see `_ResampleAxis.add`), and the region of interest
+        // holds every tap of the tile's outputs, so the passes read without clamping.
+        let ix0 = input.rect.x
         let mid = scratch.floatTile(Rect(x: r.x, y: input.rect.y, width: r.width, height: input.rect.height))
-        horizontal.weights.withUnsafeBufferPointer { w in
+        horizontal.withTaps { start, count, offset, w in
+            let first = r.x - horizontal.outputOrigin
             for y in input.rect.y..<input.rect.maxY {
-                let src = input.row(y)
-                let dst = mid.row(y)
-                for x in r.x..<r.maxX {
-                    let i = x - horizontal.outputOrigin
-                    let s = horizontal.start[i], n = horizontal.count[i], o = horizontal.offset[i]
+                let src = input.row(y) - ix0
+                let dst = mid.row(y) - first
+                for i in first..<(first + r.width) {
+                    let taps = src + start[i], weights = w + offset[i]
                     var acc = SIMD4<Float>.zero
-                    for t in 0..<n {
-                        let sx = min(max(s + t, ix0), ix1)
-                        acc += src[sx - ix0] * w[o + t]
-                    }
-                    dst[x - r.x] = acc
+                    for t in 0..<count[i] { acc += taps[t] * weights[t] }
+                    dst[i] = acc
                 }
             }
         }
-        // Vertical pass.
-        vertical.weights.withUnsafeBufferPointer { w in
+        vertical.withTaps { start, count, offset, w in
             for y in r.y..<r.maxY {
                 let i = y - vertical.outputOrigin
-                let s = vertical.start[i], n = vertical.count[i], o = vertical.offset[i]
                 let dst = out.pointer(x: r.x, y: y)
                 dst.update(repeating: .zero, count: r.width)
-                for t in 0..<n {
-                    let sy = min(max(s + t, iy0), iy1)
-                    let src = mid.row(sy)
-                    let wt = w[o + t]
+                for t in 0..<count[i] {
+                    let src = mid.row(start[i] + t)
+                    let wt = w[offset[i] + t]
                     for x in 0..<r.width { dst[x] += src[x] * wt }
                 }
             }

@@ -1,0 +1,64 @@
+import Foundation
+
+extension _WarpKernel {
+    /// Whether the affine rows apply: an affine map that shrinks nowhere (no widening), sampled
+    /// bilinearly or bicubically. Turns, shears and enlargements are this case.
+    var usesAffineRows: Bool {
+        forward.isAffine && widest <= 1 + 1e-12 && (sampling == .bilinear || sampling == .bicubic)
+    }
+
+    /// The same pixels as the general sampler, faster: the point is two multiply-adds from the
+    /// pixel's coordinates, and the 2x2 (bilinear) or 4x4 (bicubic) block's weights come from the
+    /// kernel's formula, not its table. A pixel whose block is not all inside the input (the
+    /// transparent soft edge) is left to `edge`, the general sampler.
+    func applyAffineRows(input tile: FloatTile, output out: FloatTile, have: Rect, edge: (Int, Int) -> SIMD4<Float>) {
+        let m = inverse.m
+        let (a, b, c, d, e, f) = (m[0], m[1], m[2], m[3], m[4], m[5])
+        let cubic = sampling == .bicubic
+        let before = cubic ? 1 : 0, after = cubic ? 2 : 1
+        // The block's first tap may be as low as have.x + before; its last as high as maxX - 1.
+        let xLow = Double(have.x + before), xHigh = Double(have.maxX - 1 - after)
+        let yLow = Double(have.y + before), yHigh = Double(have.maxY - 1 - after)
+        for y in out.rect.y..<out.rect.maxY {
+            let row = out.row(y)
+            let cy = Double(y) + 0.5
+            let rowU = b * cy + c - 0.5, rowV = e * cy + f - 0.5
+            for x in out.rect.x..<out.rect.maxX {
+                let cx = Double(x) + 0.5
+                let u = a * cx + rowU, v = d * cx + rowV
+                let fu = u.rounded(.down), fv = v.rounded(.down)
+                // Also false for NaN: the general sampler decides those.
+                guard fu >= xLow, fu <= xHigh, fv >= yLow, fv <= yHigh else {
+                    row[x - out.rect.x] = edge(x, y)
+                    continue
+                }
+                let ix = Int(fu), iy = Int(fv)
+                let tx = Float(u - fu), ty = Float(v - fv)
+                if cubic {
+                    let wx = Self.keys(tx), wy = Self.keys(ty)
+                    var acc = SIMD4<Float>.zero
+                    for r in 0..<4 {
+                        let src = tile.pointer(x: ix - 1, y: iy - 1 + r)
+                        let line = src[0] * wx.x + src[1] * wx.y + src[2] * wx.z + src[3] * wx.w
+                        acc += line * wy[r]
+                    }
+                    row[x - out.rect.x] = acc
+                } else {
+                    let top = tile.pointer(x: ix, y: iy), bottom = tile.pointer(x: ix, y: iy + 1)
+                    let upper = top[0] + (top[1] - top[0]) * tx
+                    let lower = bottom[0] + (bottom[1] - bottom[0]) * tx
+                    row[x - out.rect.x] = upper + (lower - upper) * ty
+                }
+            }
+        }
+    }
+
+    /// Keys' cubic (a = -0.75) at distances 1 + t, t, 1 - t, 2 - t: the weights of taps -1...2
+    /// for a point t (0 ≤ t < 1) past tap 0. They sum to 1.
+    @inline(__always) static func keys(_ t: Float) -> SIMD4<Float> {
+        let a: Float = -0.75
+        func near(_ x: Float) -> Float { ((a + 2) * x - (a + 3)) * x * x + 1 }
+        func far(_ x: Float) -> Float { ((a * x - 5 * a) * x + 8 * a) * x - 4 * a }
+        return SIMD4(far(1 + t), near(t), near(1 - t), far(2 - t))
+    }
+}
