@@ -56,6 +56,33 @@ struct ReductionTests {
         }
     }
 
+    @Test("an opaque 8-bit photo's level counts give the pixels' own results: the same extremes and bins, the same mean to 1e-6")
+    func levelCountRoute() throws {
+        let photo = try Fixtures.photo("rocket.jpg")
+        #expect(photo.isOpaque)
+        // The same pixels but for the last one, a little transparent, outside every area below:
+        // not opaque, so the renderer reads these as float strips.
+        let unmarked = try Bitmap(width: photo.width, height: photo.height, format: .rgba8, alpha: .straight)
+        memcpy(unmarked.baseAddress, photo.baseAddress, photo.byteCount)
+        unmarked.row(photo.height - 1).storeBytes(of: 254, toByteOffset: 4 * photo.width - 1, as: UInt8.self)
+        #expect(!unmarked.isOpaque)
+        let area = [40.0, 30, 500, 300], most = [0.0, 0, Double(photo.width - 1), Double(photo.height - 1)]
+        let filters: [any Filter] = [
+            AreaAverage(area: area), AreaMinimum(area: area), AreaMaximum(area: most), AreaMinMax(area: most),
+            AreaHistogram(area: area, count: 64), AreaHistogram(area: most, count: 5), AreaHistogram(area: most, count: 256)
+        ]
+        for filter in filters {
+            let counted = try Self.floats(filter.apply(to: Image(bitmap: photo)), .none)
+            let read = try Self.floats(filter.apply(to: Image(bitmap: unmarked)), .none)
+            #expect(counted.count == read.count)
+            for (a, b) in zip(counted, read) {
+                let d: SIMD4<Float> = a - b
+                let worst = max(abs(d.x), abs(d.y), abs(d.z), abs(d.w))
+                #expect(worst <= 1e-6, "\(type(of: filter)): \(a) against \(b)")
+            }
+        }
+    }
+
     @Test("the result sits at the area's corner; an area outside the image is empty; tiles and threads agree")
     func placement() throws {
         let photo = Image(bitmap: try Fixtures.photo("chelsea.png"))

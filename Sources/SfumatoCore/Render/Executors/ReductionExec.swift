@@ -25,6 +25,13 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
     private func computed(_ w: _Worker) throws -> [SIMD4<Float>] {
         try result.withLock { cached in
             if let c = cached { return c }
+            if input.natural == .byte && input.opaqueWithin && input.extent.contains(area),
+                let state = try levelCountState(w)
+            {
+                let out = reduction.finish(state, pixels: area.area)
+                cached = out
+                return out
+            }
             var state = reduction.initialState()
             var y = area.y
             while y < area.maxY {
@@ -37,6 +44,43 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
             let out = reduction.finish(state, pixels: area.area)
             cached = out
             return out
+        }
+    }
+
+    /// An opaque 8-bit area: count each channel's levels in byte strips, and let the reduction
+    /// work from the counts (nil when it cannot). The levels' working values come from the same
+    /// conversion float tiles use, so both routes see the same numbers.
+    private func levelCountState(_ w: _Worker) throws -> [Double]? {
+        let ramp = w.buffer(.byte, Rect(x: 0, y: 0, width: 256, height: 1))
+        let bytes = ramp.byteTile.row(0)
+        for v in 0..<256 { for c in 0..<4 { bytes[4 * v + c] = c == 3 ? 255 : UInt8(v) } }
+        let converted = _convert(ramp, to: .float, w).floatTile.row(0)
+        // A grey ramp, opaque: the colour channels convert alike, and alpha 255 is 1.
+        let values = (0..<256).map { converted[$0].x }
+        var counts = [Int](repeating: 0, count: 4 * 256)
+        var strip = [UInt32](repeating: 0, count: 4 * 256)
+        var y = area.y
+        while y < area.maxY {
+            let rect = Rect(x: area.x, y: y, width: area.width, height: min(Self.stripRows, area.maxY - y))
+            let tile = try input.produce(rect, .byte, w).byteTile
+            strip.withUnsafeMutableBufferPointer { n in
+                n.update(repeating: 0)
+                for row in rect.y..<rect.maxY {
+                    let p = tile.pointer(x: rect.x, y: row)
+                    for i in 0..<rect.width {
+                        let q = p + 4 * i
+                        n[4 * Int(q[0])] &+= 1
+                        n[4 * Int(q[1]) + 1] &+= 1
+                        n[4 * Int(q[2]) + 2] &+= 1
+                        n[4 * Int(q[3]) + 3] &+= 1
+                    }
+                }
+            }
+            for i in 0..<(4 * 256) { counts[i] += Int(strip[i]) }
+            y = rect.maxY
+        }
+        return counts.withUnsafeBufferPointer { c in
+            values.withUnsafeBufferPointer { v in reduction.state(levelCounts: c.baseAddress!, values: v.baseAddress!) }
         }
     }
 
