@@ -12,27 +12,17 @@ struct StudioFormatTests {
     @Test("a HEIC photo opens as a document; its JPEG and PNG exports keep the EXIF, sized to the export")
     func heicOpensAndExportsKeepMetadata() throws {
         let h = try StudioHarness()
-        func call(_ method: HTTPMethod, _ path: String, _ query: [String: String] = [:], body: [UInt8] = []) -> HTTPResponse {
-            let done = DispatchSemaphore(value: 0)
-            let box = _ResponseBox()
-            h.studio.handle(HTTPRequest(method: method, path: path, query: query, body: body)) {
-                box.response = $0
-                done.signal()
-            }
-            _ = done.wait(timeout: .now() + 60)
-            return box.response!
-        }
         let photo = try Fixtures.photo("chelsea.png")
         var options = EncodeOptions()
         var camera = ImageMetadata()
         camera.exif = Self.exif
         options.metadata = camera
         let heic = try HEIF.encodeHEIC(photo, options: options)
-        let opened = call(.post, "/api/open", ["name": "IMG_0001.HEIC"], body: heic)
+        let opened = h.call(.post, "/api/open", ["name": "IMG_0001.HEIC"], body: heic)
         #expect(opened.status == 200, "\(String(decoding: opened.body.prefix(200), as: UTF8.self))")
         #expect(h.studio.document.width == photo.width && h.studio.document.height == photo.height)
         for format in ["jpeg", "png"] {
-            let export = call(.get, "/api/export", ["format": format])
+            let export = h.call(.get, "/api/export", ["format": format])
             #expect(export.status == 200)
             let info = try ImageIO.info(bytes: export.body, name: "export.\(format)")
             let exif = try #require(info.metadata.exif, "the \(format) export lost the EXIF block")
@@ -40,9 +30,40 @@ struct StudioFormatTests {
             #expect(facts.orientation == 1 && facts.width == photo.width && facts.height == photo.height, "\(facts)")
         }
         // A preview is not the user's photo: it carries nothing.
-        let preview = call(.get, "/api/render", ["width": "64"])
+        let preview = h.call(.get, "/api/render", ["width": "64"])
         #expect(try ImageIO.info(bytes: preview.body, name: "preview").metadata.isEmpty)
     }
+
+    @Test("hostile phone files at /api/open: a TIFF claiming 100000x100000, a bare ftyp box, damaged HEIC; the document stays")
+    func hostileOpens() throws {
+        let h = try StudioHarness()
+        let before = h.studio.document.path
+        // 413 from the header alone: the pixels are never allocated.
+        #expect(h.call(.post, "/api/open", ["name": "scan.tif"], body: Self.claimingTIFF).status == 413)
+        let ftyp: [UInt8] = [0, 0, 0, 24] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)
+        #expect(h.call(.post, "/api/open", ["name": "IMG.HEIC"], body: ftyp).status == 400)
+        let heic = try HEIF.encodeHEIC(try Pixels.noise(64, 48, seed: 3))
+        for damaged in Damage.truncations(heic, count: 8) + Damage.mutations(heic, count: 8, changes: 8, seed: 11) {
+            let status = h.call(.post, "/api/open", ["name": "IMG.HEIC"], body: damaged).status
+            #expect(status == 200 || status == 400 || status == 413, "\(status)")
+            if status == 200 { return }  // a mutation that still decodes opens, as any photo does
+        }
+        #expect(h.studio.document.path == before)
+    }
+
+    /// A little-endian TIFF header claiming 100000 x 100000 RGB pixels, with one 3-byte strip.
+    static let claimingTIFF: [UInt8] = {
+        func u16(_ v: Int) -> [UInt8] { [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF)] }
+        func u32(_ v: Int) -> [UInt8] { u16(v & 0xFFFF) + u16(v >> 16) }
+        func entry(_ tag: Int, _ type: Int, _ value: Int) -> [UInt8] {
+            u16(tag) + u16(type) + u32(1) + (type == 3 ? u16(value) + u16(0) : u32(value))
+        }
+        var t: [UInt8] = [0x49, 0x49, 0x2A, 0x00] + u32(8) + u16(8)
+        t += entry(256, 4, 100_000) + entry(257, 4, 100_000) + entry(258, 3, 8) + entry(262, 3, 2)
+        t += entry(273, 4, 200) + entry(277, 3, 3) + entry(278, 4, 100_000) + entry(279, 4, 3)
+        t += u32(0)
+        return t + [UInt8](repeating: 0, count: 200 - t.count) + [1, 2, 3]
+    }()
 
     /// A big-endian EXIF block with an orientation (6) and pixel dimensions in its EXIF IFD.
     static let exif: [UInt8] = {

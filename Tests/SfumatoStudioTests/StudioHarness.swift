@@ -162,6 +162,18 @@ final class StudioHarness: @unchecked Sendable {
         }
         send(id, ["type": "pen", "phase": "up", "stroke": stroke, "batch": batch, "samples": []])
     }
+
+    /// An HTTP request answered by the studio in-process (waiting up to a minute for renders).
+    func call(_ method: HTTPMethod, _ path: String, _ query: [String: String] = [:], body: [UInt8] = []) -> HTTPResponse {
+        let done = DispatchSemaphore(value: 0)
+        let box = _ResponseBox()
+        studio.handle(HTTPRequest(method: method, path: path, query: query, body: body)) {
+            box.response = $0
+            done.signal()
+        }
+        _ = done.wait(timeout: .now() + 60)
+        return box.response!
+    }
 }
 
 private final class _LogBox: @unchecked Sendable {

@@ -248,27 +248,18 @@ struct StudioTests {
     @Test("HTTP routes: methods, errors, HEAD-safe answers, renders within the document's size")
     func routes() throws {
         let h = try StudioHarness()
-        func call(_ method: HTTPMethod, _ path: String, _ query: [String: String] = [:], body: [UInt8] = []) -> HTTPResponse {
-            let done = DispatchSemaphore(value: 0)
-            let box = _ResponseBox()
-            h.studio.handle(HTTPRequest(method: method, path: path, query: query, body: body)) {
-                box.response = $0; done.signal()
-            }
-            _ = done.wait(timeout: .now() + 30)
-            return box.response!
-        }
-        #expect(call(.get, "/").status == 200)
-        #expect(call(.get, "/static/protocol.js").body.count > 100)
-        #expect(call(.post, "/api/document").status == 405)
-        #expect(call(.get, "/api/undo").status == 405)
-        #expect(call(.get, "/api/render", ["width": "\(h.document.width + 1)"]).status == 400)
-        #expect(call(.get, "/api/render", ["width": "1e300"]).status == 400)
-        let small = call(.get, "/api/render", ["width": "64"])
+        #expect(h.call(.get, "/").status == 200)
+        #expect(h.call(.get, "/static/protocol.js").body.count > 100)
+        #expect(h.call(.post, "/api/document").status == 405)
+        #expect(h.call(.get, "/api/undo").status == 405)
+        #expect(h.call(.get, "/api/render", ["width": "\(h.document.width + 1)"]).status == 400)
+        #expect(h.call(.get, "/api/render", ["width": "1e300"]).status == 400)
+        let small = h.call(.get, "/api/render", ["width": "64"])
         #expect(small.status == 200 && small.contentType == "image/png")
-        #expect(call(.get, "/api/curve", ["levels": "0,0.2,nan,0.7,1"]).status == 400)
-        #expect(call(.get, "/api/curve", ["levels": "0,0.2,0.5,0.7,1,"]).status == 400)
-        #expect(call(.get, "/static/../../etc/passwd").status == 404)
-        #expect(call(.post, "/api/open", body: Array("not an image".utf8)).status == 400)
+        #expect(h.call(.get, "/api/curve", ["levels": "0,0.2,nan,0.7,1"]).status == 400)
+        #expect(h.call(.get, "/api/curve", ["levels": "0,0.2,0.5,0.7,1,"]).status == 400)
+        #expect(h.call(.get, "/static/../../etc/passwd").status == 404)
+        #expect(h.call(.post, "/api/open", body: Array("not an image".utf8)).status == 400)
     }
 
     @Test("previews within their limits: each page's, and all pages' together")

@@ -94,7 +94,7 @@ enum ApplyCommand {
         } else if let o = outputPath, o != "-" {
             format = ImageFormat.fromExtension(of: o)
             if format == nil { throw CLIError.usage("\(o): cannot tell the format from the name; use .jpg, .png, .webp, .avif, .tif or --format") }
-            if format == .heif { throw CLIError.usage("\(o): Sfumato reads HEIC but does not write it; write .avif (its AV1 form) or .jpg") }
+            if let refusal = format?.writeRefusal { throw CLIError.usage("\(o): \(refusal)") }
         } else if outputPath == "-" {
             throw CLIError.usage("writing to standard output needs --format")
         }

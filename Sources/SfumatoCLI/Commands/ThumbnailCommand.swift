@@ -66,8 +66,8 @@ enum ThumbnailCommand {
         if let f = a.value("--format") {
             guard let parsed = ImageFormat(name: f) else { throw CLIError.usage("--format must be jpeg, png, webp, avif or tiff, not \(f)") }
             settings.format = parsed
-        } else if ImageFormat.fromExtension(of: pattern) == .heif {
-            throw CLIError.usage("\(pattern): Sfumato reads HEIC but does not write it; write .avif (its AV1 form) or .jpg")
+        } else if let refusal = ImageFormat.fromExtension(of: pattern)?.writeRefusal {
+            throw CLIError.usage("\(pattern): \(refusal)")
         } else if ImageFormat.fromExtension(of: pattern) == nil {
             settings.format = .jpeg
         }

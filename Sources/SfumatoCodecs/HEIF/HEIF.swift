@@ -20,14 +20,8 @@ public enum HEIF {
     public static func decode(_ bytes: [UInt8], name: String = "HEIF", options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         let file = try _HEIFFile(bytes, name: name)
         try _checkLimit(file.info.width, file.info.height, options, name)
-        let bitmap = try file.decode()
-        if options.convertToSRGB, let icc = file.iccProfile,
-            let t = _ColorTransform(icc: icc, sixteenBit: bitmap.format == .rgba16)
-        {
-            t.apply(to: bitmap)
-        }
-        if !file.info.hasAlpha { bitmap.declareOpaque() }
-        return DecodedImage(bitmap: bitmap, info: file.info)
+        // Orientation 1: libheif has applied the file's own transformations.
+        return try .finishing(try file.decode(), info: file.info, icc: file.iccProfile, options: options)
     }
 
     /// Whether this machine's libheif can decode HEVC (HEIC) and AV1 (AVIF), and encode AV1.
@@ -103,6 +97,10 @@ final class _HEIFFile {
             format: avif ? .avif : .heif, width: Int(heif_image_handle_get_width(handle)),
             height: Int(heif_image_handle_get_height(handle)))
         bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
+        // Every stored property is set: a throw from here on runs deinit, which frees libheif's objects.
+        guard info.width <= ImageInfo.maximumSide, info.height <= ImageInfo.maximumSide else {
+            throw SfumatoError.tooLarge("\(name): a \(info.width)x\(info.height) HEIF image is larger than any image Sfumato opens")
+        }
         info.bitsPerChannel = max(bits, 8)
         info.hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
         readColorProfile()
@@ -128,23 +126,28 @@ final class _HEIFFile {
     }
 
     private func readMetadata() {
-        let count = Int(heif_image_handle_get_number_of_metadata_blocks(handle, nil))
-        guard count > 0, count <= 1024 else { return }
+        // The first 1024 items are looked at.
+        let count = min(Int(heif_image_handle_get_number_of_metadata_blocks(handle, nil)), 1024)
+        guard count > 0 else { return }
         var ids = [heif_item_id](repeating: 0, count: count)
         let n = Int(heif_image_handle_get_list_of_metadata_block_IDs(handle, nil, &ids, Int32(count)))
-        for id in ids.prefix(n) {
-            let size = heif_image_handle_get_metadata_size(handle, id)
-            guard size > 4, size <= Self.metadataLimit else { continue }
+        // Only the first EXIF and the first XMP item are read: a file may list many items, of any
+        // size, over the same bytes.
+        for id in ids.prefix(n) where info.metadata.exif == nil || info.metadata.xmp == nil {
             let type = heif_image_handle_get_metadata_type(handle, id).map { String(cString: $0) } ?? ""
             let content = heif_image_handle_get_metadata_content_type(handle, id).map { String(cString: $0) } ?? ""
+            let exif = type == "Exif" && info.metadata.exif == nil
+            let xmp = type == "mime" && content == "application/rdf+xml" && info.metadata.xmp == nil
+            let size = heif_image_handle_get_metadata_size(handle, id)
+            guard exif || xmp, size > 4, size <= Self.metadataLimit else { continue }
             var block = [UInt8](repeating: 0, count: size)
             guard heif_image_handle_get_metadata(handle, id, &block).code == heif_error_Ok else { continue }
-            if type == "Exif", info.metadata.exif == nil {
+            if exif {
                 // A big-endian offset to the TIFF header, which then runs to the end.
                 let offset = block.prefix(4).reduce(0) { $0 << 8 | Int($1) }
                 guard offset <= size - 4 - 8 else { continue }
                 info.metadata.exif = ImageMetadata.exifPrefix + block[(4 + offset)...]
-            } else if type == "mime", content == "application/rdf+xml", info.metadata.xmp == nil {
+            } else {
                 info.metadata.xmp = ImageMetadata.xmpPrefix + block
             }
         }

@@ -40,20 +40,15 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
     /// The format a file name's extension names (`.jpg`, `.jpeg`, `.png`, `.webp`, `.heic`,
     /// `.heif`, `.avif`, `.tif`, `.tiff`, any case), or nil.
     public static func fromExtension(of path: String) -> ImageFormat? {
-        switch (path as NSString).pathExtension.lowercased() {
-        case "jpg", "jpeg", "jpe", "jfif": .jpeg
-        case "png": .png
-        case "webp": .webp
-        case "heic", "heif", "hif": .heif
-        case "avif": .avif
-        case "tif", "tiff": .tiff
-        default: nil
-        }
+        byExtension[(path as NSString).pathExtension.lowercased()]
     }
 
     /// The extensions ``fromExtension(of:)`` knows, lower case, without the dot.
-    public static let fileExtensions: Set<String> = [
-        "jpg", "jpeg", "jpe", "jfif", "png", "webp", "heic", "heif", "hif", "avif", "tif", "tiff"
+    public static var fileExtensions: Set<String> { Set(byExtension.keys) }
+
+    private static let byExtension: [String: ImageFormat] = [
+        "jpg": .jpeg, "jpeg": .jpeg, "jpe": .jpeg, "jfif": .jpeg, "png": .png, "webp": .webp,
+        "heic": .heif, "heif": .heif, "hif": .heif, "avif": .avif, "tif": .tiff, "tiff": .tiff
     ]
 
     /// The format named by `--format` (`jpeg`, `jpg`, `png`, `webp`, `avif`, `tiff`, `tif`), or
@@ -71,6 +66,11 @@ public enum ImageFormat: String, Sendable, CaseIterable, CustomStringConvertible
 
     /// Whether Sfumato can write this format (all but HEIC).
     public var isWritable: Bool { self != .heif }
+
+    /// Why this format cannot be written, as a sentence for an error message; nil when it can.
+    public var writeRefusal: String? {
+        isWritable ? nil : "Sfumato reads HEIC but does not write it; write AVIF (.avif), its AV1 form, or JPEG"
+    }
 
     /// The usual file extension, without the dot.
     public var fileExtension: String {
@@ -160,6 +160,10 @@ public struct ImageInfo: Sendable, Equatable {
     /// EXIF, XMP and whether there was a colour profile (read from JPEG files).
     public var metadata = ImageMetadata()
 
+    /// The longest side a header may claim (16,777,216 pixels): a file claiming more is refused
+    /// as too large before anything else, so sizes and their products stay far inside `Int`.
+    public static let maximumSide = 1 << 24
+
     /// Width and height after orientation.
     public var orientedSize: (width: Int, height: Int) {
         orientation >= 5 ? (height, width) : (width, height)
@@ -178,6 +182,20 @@ public struct DecodedImage: Sendable {
     public var bitmap: Bitmap
     /// What the header said.
     public var info: ImageInfo
+
+    /// Every decoder's last steps: the embedded profile `icc` converted to sRGB (when the options
+    /// ask for it and lcms2 can read it; Gray8 is left alone), opacity declared for a file without
+    /// alpha, and the orientation applied.
+    static func finishing(_ bitmap: Bitmap, info: ImageInfo, icc: [UInt8]? = nil, options: DecodeOptions) throws -> DecodedImage {
+        if options.convertToSRGB, bitmap.format != .gray8, let icc,
+            let t = _ColorTransform(icc: icc, sixteenBit: bitmap.format == .rgba16)
+        {
+            t.apply(to: bitmap)
+        }
+        if !info.hasAlpha { bitmap.declareOpaque() }
+        let oriented = options.applyOrientation ? try bitmap.oriented(info.orientation) : bitmap
+        return DecodedImage(bitmap: oriented, info: info)
+    }
 }
 
 func _checkLimit(_ w: Int, _ h: Int, _ options: DecodeOptions, _ name: String) throws {

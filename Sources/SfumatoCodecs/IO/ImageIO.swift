@@ -115,7 +115,7 @@ public enum ImageIO {
         case .webp: try WebP.encode(bitmap, options: options)
         case .avif: try HEIF.encodeAVIF(bitmap, options: options)
         case .tiff: try TIFF.encode(bitmap, options: options)
-        case .heif: throw SfumatoError.unsupported("Sfumato reads HEIC but does not write it; write AVIF, its AV1 form, instead")
+        case .heif: throw SfumatoError.unsupported(format.writeRefusal ?? "")
         }
     }
 
@@ -151,7 +151,7 @@ public enum ImageIO {
                 path: path, width: width, height: height, format: format,
                 pixelFormat: gray ? .gray8 : sixteenBit && format == .tiff ? .rgba16 : .rgba8, options: options)
         case .heif:
-            throw SfumatoError.unsupported("\(path): Sfumato reads HEIC but does not write it; write AVIF (.avif) instead")
+            throw SfumatoError.unsupported("\(path): \(format.writeRefusal ?? "")")
         }
     }
 }

@@ -208,9 +208,8 @@ public enum JPEG {
             let n = try decoder.read(into: bitmap.row(y), rowBytes: bitmap.rowBytes, count: bitmap.height - y)
             y += n
         }
-        bitmap.declareOpaque()
-        let oriented = options.applyOrientation ? try bitmap.oriented(decoder.info.orientation) : bitmap
-        return DecodedImage(bitmap: oriented, info: decoder.info)
+        // The profile, if any, was converted while decoding.
+        return try .finishing(bitmap, info: decoder.info, options: options)
     }
 }
 

@@ -13,10 +13,8 @@ public enum PNG {
     /// sRGB (Gray8 for grey files when `options.keepGray`).
     public static func decode(_ bytes: [UInt8], name: String = "PNG", options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         let d = try _PNGDecoder(bytes: bytes, name: name, options: options)
-        let bitmap = try d.decodeAll()
-        if !d.info.hasAlpha { bitmap.declareOpaque() }
-        let oriented = options.applyOrientation ? try bitmap.oriented(d.info.orientation) : bitmap
-        return DecodedImage(bitmap: oriented, info: d.info)
+        // The profile, if any, is converted while decoding.
+        return try .finishing(try d.decodeAll(), info: d.info, options: options)
     }
 
     /// Encodes an RGBA8 or RGBA16 bitmap (straight alpha; the alpha channel is left out when

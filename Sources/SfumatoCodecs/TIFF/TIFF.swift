@@ -25,14 +25,7 @@ public enum TIFF {
         let file = try _TIFFFile(bytes, name: name)
         try _checkLimit(file.info.width, file.info.height, options, name)
         let bitmap = try file.decode(keepGray: options.keepGray && !(options.convertToSRGB && file.iccProfile != nil))
-        if options.convertToSRGB, bitmap.format != .gray8, let icc = file.iccProfile,
-            let t = _ColorTransform(icc: icc, sixteenBit: bitmap.format == .rgba16)
-        {
-            t.apply(to: bitmap)
-        }
-        if !file.info.hasAlpha { bitmap.declareOpaque() }
-        let oriented = options.applyOrientation ? try bitmap.oriented(file.info.orientation) : bitmap
-        return DecodedImage(bitmap: oriented, info: file.info)
+        return try .finishing(bitmap, info: file.info, icc: file.iccProfile, options: options)
     }
 
     /// Encodes an RGBA8 or RGBA16 bitmap (straight alpha; alpha left out when every pixel is

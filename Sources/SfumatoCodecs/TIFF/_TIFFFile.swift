@@ -68,9 +68,12 @@ final class _TIFFFile {
         if sf_tiff_get_bytes(tif, _TIFFTag.xmlPacket, &count, &data) != 0, let data, count > 0, count <= Self.metadataLimit {
             info.metadata.xmp = ImageMetadata.xmpPrefix + Array(UnsafeRawBufferPointer(start: data, count: Int(count)))
         }
+        // Every stored property is set: a throw from here on runs deinit, which closes the file.
         guard info.width > 0, info.height > 0 else {
-            TIFFClose(tif)
             throw SfumatoError.corrupt("\(name): TIFF image has no pixels (\(w)x\(h))")
+        }
+        guard info.width <= ImageInfo.maximumSide, info.height <= ImageInfo.maximumSide else {
+            throw SfumatoError.tooLarge("\(name): a \(w)x\(h) TIFF is larger than any image Sfumato opens")
         }
     }
 

@@ -67,10 +67,7 @@ public enum WebP {
         let status = bytes.withUnsafeBufferPointer { WebPDecode($0.baseAddress, $0.count, &config) }
         WebPFreeDecBuffer(&config.output)
         if status != VP8_STATUS_OK { throw error(status, name) }
-        if options.convertToSRGB, let icc = metadata(bytes).icc, let t = _ColorTransform(icc: icc) { t.apply(to: bitmap) }
-        if !info.hasAlpha { bitmap.declareOpaque() }
-        let oriented = options.applyOrientation ? try bitmap.oriented(info.orientation) : bitmap
-        return DecodedImage(bitmap: oriented, info: info)
+        return try .finishing(bitmap, info: info, icc: metadata(bytes).icc, options: options)
     }
 
     /// Encodes an RGBA8 bitmap (straight alpha): lossy at `options.quality`, or lossless. WebP

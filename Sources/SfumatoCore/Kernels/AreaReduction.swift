@@ -16,16 +16,20 @@ public protocol AreaReduction: Sendable {
     func accumulate(_ pixels: UnsafePointer<SIMD4<Float>>, count: Int, into state: inout [Double])
     /// The output row from the state after `pixels` pixels: premultiplied working RGBA.
     func finish(_ state: [Double], pixels: Int) -> [SIMD4<Float>]
-    /// The state from how many pixels of the area have each 8-bit level in each channel
+    /// For a reduction whose result depends only on how many pixels have each level: the state
+    /// from how many pixels of the area have each 8-bit level in each channel
     /// (`counts[4 * level + channel]`), where `values[level]` is that level's working value, as
-    /// the renderer converts it: the fast route for an opaque 8-bit area, taken when the result
-    /// depends on those counts alone. nil (the default): the renderer reads the pixels.
-    func state(levelCounts counts: UnsafePointer<Int>, values: UnsafePointer<Float>) -> [Double]?
+    /// the renderer converts it. The renderer takes this route for an opaque 8-bit area, counting
+    /// in one byte pass. nil (the default): the renderer reads the pixels.
+    var stateFromLevelCounts: LevelCountState? { get }
 }
+
+/// See ``AreaReduction/stateFromLevelCounts``: (counts, values) -> state.
+public typealias LevelCountState = @Sendable (_ counts: UnsafePointer<Int>, _ values: UnsafePointer<Float>) -> [Double]
 
 extension AreaReduction {
     public func initialState() -> [Double] { Array(repeating: 0, count: stateCount) }
-    public func state(levelCounts counts: UnsafePointer<Int>, values: UnsafePointer<Float>) -> [Double]? { nil }
+    public var stateFromLevelCounts: LevelCountState? { nil }
 }
 
 extension Image {

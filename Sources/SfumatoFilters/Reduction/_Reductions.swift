@@ -29,10 +29,12 @@ struct _AverageReduction: AreaReduction {
     func finish(_ s: [Double], pixels: Int) -> [SIMD4<Float>] {
         [SIMD4<Float>(SIMD4(s[0], s[1], s[2], s[3]) / Double(max(pixels, 1)))]
     }
-    func state(levelCounts n: UnsafePointer<Int>, values: UnsafePointer<Float>) -> [Double]? {
-        var s = [Double](repeating: 0, count: 4)
-        for v in 0..<256 { for k in 0..<4 { s[k] += Double(n[4 * v + k]) * Double(values[v]) } }
-        return s
+    var stateFromLevelCounts: LevelCountState? {
+        { n, values in
+            var s = [Double](repeating: 0, count: 4)
+            for v in 0..<256 { for k in 0..<4 { s[k] += Double(n[4 * v + k]) * Double(values[v]) } }
+            return s
+        }
     }
 }
 
@@ -55,15 +57,18 @@ struct _ExtremesReduction: AreaReduction {
             s[4 + k] = max(s[4 + k], Double(hi[k]))
         }
     }
-    func state(levelCounts n: UnsafePointer<Int>, values: UnsafePointer<Float>) -> [Double]? {
-        var s = initialState()
-        for v in 0..<256 {
-            for k in 0..<4 where n[4 * v + k] > 0 {
-                s[k] = min(s[k], Double(values[v]))
-                s[4 + k] = max(s[4 + k], Double(values[v]))
+    var stateFromLevelCounts: LevelCountState? {
+        let start = initialState()
+        return { n, values in
+            var s = start
+            for v in 0..<256 {
+                for k in 0..<4 where n[4 * v + k] > 0 {
+                    s[k] = min(s[k], Double(values[v]))
+                    s[4 + k] = max(s[4 + k], Double(values[v]))
+                }
             }
+            return s
         }
-        return s
     }
     func finish(_ s: [Double], pixels: Int) -> [SIMD4<Float>] {
         let lo = SIMD4<Float>(SIMD4(s[0], s[1], s[2], s[3])), hi = SIMD4<Float>(SIMD4(s[4], s[5], s[6], s[7]))
@@ -93,15 +98,18 @@ struct _HistogramReduction: AreaReduction {
             }
         }
     }
-    func state(levelCounts n: UnsafePointer<Int>, values: UnsafePointer<Float>) -> [Double]? {
-        // Opaque: no unpremultiplying; each level falls in the bin its working value does.
-        let bins = Float(count), top = count - 1
-        var s = [Double](repeating: 0, count: 4 * count)
-        for v in 0..<256 {
-            let b = min(Int(min(max(values[v], 0), 1) * bins), top)
-            for k in 0..<4 { s[4 * b + k] += Double(n[4 * v + k]) }
+    var stateFromLevelCounts: LevelCountState? {
+        let count = count
+        return { n, values in
+            // Opaque: no unpremultiplying; each level falls in the bin its working value does.
+            let bins = Float(count), top = count - 1
+            var s = [Double](repeating: 0, count: 4 * count)
+            for v in 0..<256 {
+                let b = min(Int(min(max(values[v], 0), 1) * bins), top)
+                for k in 0..<4 { s[4 * b + k] += Double(n[4 * v + k]) }
+            }
+            return s
         }
-        return s
     }
     func finish(_ s: [Double], pixels: Int) -> [SIMD4<Float>] {
         let k = scale / Double(max(pixels, 1))

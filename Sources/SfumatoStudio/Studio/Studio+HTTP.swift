@@ -103,10 +103,10 @@ extension Studio {
                     var headers: [(String, String)] = [("cache-control", "no-store")]
                     if export {
                         let base = (doc.name as NSString).deletingPathExtension.filter { $0.isLetter || $0.isNumber || "-_.".contains($0) }
-                        let name = (base.isEmpty ? "photo" : base) + "-sfumato." + (format == .png ? "png" : "jpg")
+                        let name = (base.isEmpty ? "photo" : base) + "-sfumato." + format.fileExtension
                         headers.append(("content-disposition", "attachment; filename=\"\(name)\""))
                     }
-                    respond(HTTPResponse(contentType: format == .png ? "image/png" : "image/jpeg", body: body, headers: headers))
+                    respond(HTTPResponse(contentType: format.mediaType, body: body, headers: headers))
                 } catch let e as SfumatoError {
                     if case .cancelled = e { self.log("render stopped: its client left") }
                     respond(.error(e.isTooLarge ? 413 : 500, e.description))

@@ -26,9 +26,9 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
         try result.withLock { cached in
             if let c = cached { return c }
             if input.natural == .byte && input.opaqueWithin && input.extent.contains(area),
-                let state = try levelCountState(w)
+                let fromCounts = reduction.stateFromLevelCounts
             {
-                let out = reduction.finish(state, pixels: area.area)
+                let out = reduction.finish(try countedState(fromCounts, w), pixels: area.area)
                 cached = out
                 return out
             }
@@ -48,9 +48,9 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
     }
 
     /// An opaque 8-bit area: count each channel's levels in byte strips, and let the reduction
-    /// work from the counts (nil when it cannot). The levels' working values come from the same
-    /// conversion float tiles use, so both routes see the same numbers.
-    private func levelCountState(_ w: _Worker) throws -> [Double]? {
+    /// work from the counts. The levels' working values come from the same conversion float
+    /// tiles use, so both routes see the same numbers.
+    private func countedState(_ fromCounts: LevelCountState, _ w: _Worker) throws -> [Double] {
         let ramp = w.buffer(.byte, Rect(x: 0, y: 0, width: 256, height: 1))
         let bytes = ramp.byteTile.row(0)
         for v in 0..<256 { for c in 0..<4 { bytes[4 * v + c] = c == 3 ? 255 : UInt8(v) } }
@@ -80,7 +80,7 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
             y = rect.maxY
         }
         return counts.withUnsafeBufferPointer { c in
-            values.withUnsafeBufferPointer { v in reduction.state(levelCounts: c.baseAddress!, values: v.baseAddress!) }
+            values.withUnsafeBufferPointer { v in fromCounts(c.baseAddress!, v.baseAddress!) }
         }
     }
 
