@@ -135,8 +135,17 @@ def test_heic_from_heif_enc_reads(sfumato, tmp_path, bits):
         assert max(image.size) == 100
 
 
-def test_writing_heic_is_refused_clearly(sfumato, tmp_path):
-    result = subprocess.run([sfumato, "apply", PHOTOS / "rocket.jpg", "-o", tmp_path / "x.heic"],
-                            capture_output=True, text=True, timeout=60)
-    assert result.returncode == 2 and "does not write" in result.stderr
-    assert not (tmp_path / "x.heic").exists()
+@pytest.mark.parametrize("args", [
+    ["apply", PHOTOS / "rocket.jpg", "-o", "{tmp}/x.heic"],
+    ["apply", PHOTOS / "rocket.jpg", "-o", "{tmp}/x.HEIF"],
+    ["thumbnail", PHOTOS / "rocket.jpg", "-o", "{tmp}/tn_%s.heic"],
+    ["batch", PHOTOS / "rocket.jpg", "-o", "{tmp}", "--format", "heic"],
+    ["apply", PHOTOS / "rocket.jpg", "-o", "-", "--format", ""],
+    ["apply", PHOTOS / "rocket.jpg", "-o", "-", "--format", "tiff\u00e9" * 10000],
+])
+def test_writing_heic_or_no_format_is_refused_clearly(sfumato, tmp_path, args):
+    argv = [str(a).replace("{tmp}", str(tmp_path)) for a in args]
+    result = subprocess.run([sfumato, *argv], capture_output=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert b"does not write" in result.stderr or b"--format must be" in result.stderr, result.stderr
+    assert not list(tmp_path.glob("*.hei*")) and not list(tmp_path.glob("*.HEI*"))
