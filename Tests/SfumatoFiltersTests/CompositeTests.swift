@@ -79,8 +79,17 @@ struct CompositeTests {
     }
 
     /// Straight working RGBA of the composite out = f(S, D) given premultiplied S, D.
+    /// Both sources: the alpha ramp (the float route, pixel by pixel, in the 8-bit route) and the
+    /// opaque photo (the 8-bit route's table or vector code, where a mode has one).
     static func check(_ filter: (Image, Image) -> Image, _ name: String, _ reference: ([Double], [Double]) -> [Double]) throws {
-        let (source, backdrop) = try images()
+        let (ramp, backdrop) = try images()
+        let opaque = try RenderContext(workingSpace: .none).render(Image(bitmap: try Fixtures.photo("rocket.jpg")), rect: ramp.bounds)
+        for source in [ramp, opaque] { try check(filter, name, reference, source: source, backdrop: backdrop) }
+    }
+
+    static func check(
+        _ filter: (Image, Image) -> Image, _ name: String, _ reference: ([Double], [Double]) -> [Double], source: Bitmap, backdrop: Bitmap
+    ) throws {
         for ws in [WorkingSpace.none, .linear] {
             let out = try RenderContext(workingSpace: ws).render(filter(Image(bitmap: source), Image(bitmap: backdrop)), rect: source.bounds)
             var worst = 0.0
@@ -94,7 +103,7 @@ struct CompositeTests {
                 guard alpha >= 128 else { continue }
                 for k in 0..<3 { worst = max(worst, abs(Double(got[k]) - Reference.toLevel(o[k] / o[3], ws))) }
             }
-            #expect(worst <= 1, "\(name), \(ws): \(worst) levels from the definition")
+            #expect(worst <= 1, "\(name), \(ws), \(source.isOpaque ? "opaque" : "alpha ramp"): \(worst) levels from the definition")
         }
     }
 
@@ -119,6 +128,49 @@ struct CompositeTests {
             }
             return out + [a + ab * (1 - a)]
         }
+    }
+
+    @Test("the separable modes' 8-bit vector code gives their float results' table for all 65,536 pairs of levels")
+    func opaqueByteRows() throws {
+        let modes: [(String, any BlendKernel, OpaqueByteRows?)] = [
+            ("multiply", BlendModeFilter<MultiplyBlendMode>.kernel, MultiplyBlendMode.opaqueByteRows),
+            ("screen", BlendModeFilter<ScreenBlendMode>.kernel, ScreenBlendMode.opaqueByteRows),
+            ("overlay", BlendModeFilter<OverlayBlendMode>.kernel, OverlayBlendMode.opaqueByteRows),
+            ("difference", BlendModeFilter<DifferenceBlendMode>.kernel, DifferenceBlendMode.opaqueByteRows)
+        ]
+        // Pixel k pairs source level k % 256 with backdrop level k / 256 in red, and other pairs
+        // in green and blue, so every channel's lanes are exercised; 65,537 pixels: a ragged end.
+        let n = 65537
+        var f = [UInt8](repeating: 255, count: 4 * n), b = f
+        for k in 0..<n {
+            for c in 0..<3 {
+                let j = (k &* [1, 40503, 7919][c]) % 65536
+                f[4 * k + c] = UInt8(j & 255)
+                b[4 * k + c] = UInt8(j >> 8)
+            }
+        }
+        for (name, kernel, rows) in modes {
+            let rows = try #require(rows, "\(name) has vector code")
+            #expect(kernel.opaqueBytes != nil)
+            let tables = kernel.opaqueByteTables()
+            var out = [UInt8](repeating: 0, count: 4 * n)
+            let done = rows(f, b, &out, n)
+            #expect(done == n - n % 4, "\(name): opaque pixels are blended four at a time")
+            var wrong = 0
+            for k in 0..<done {
+                for c in 0..<3 where out[4 * k + c] != tables[c][256 * Int(b[4 * k + c]) + Int(f[4 * k + c])] { wrong += 1 }
+                if out[4 * k + 3] != 255 { wrong += 1 }
+            }
+            #expect(wrong == 0, "\(name): \(wrong) bytes differ from the float route's table")
+            // A pixel with any transparency stops the run at its group of four.
+            var g = f
+            g[4 * 1001 + 3] = 254
+            #expect(rows(g, b, &out, n) == 1000, "\(name) stops before a transparent source pixel")
+            var c = b
+            c[4 * 7 + 3] = 0
+            #expect(rows(f, c, &out, n) == 4, "\(name) stops before a transparent backdrop pixel")
+        }
+        #expect(BlendModeFilter<HueBlendMode>.kernel.opaqueBytes == nil, "non-separable modes stay in float")
     }
 
     @Test("Porter-Duff operators and the multiply compositing")

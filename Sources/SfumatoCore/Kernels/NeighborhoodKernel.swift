@@ -49,19 +49,6 @@ extension NeighborhoodKernel {
     }
 }
 
-/// A per-pixel combination of two images (foreground over background and the like), on
-/// premultiplied values in the working space.
-public protocol BlendKernel: Sendable {
-    /// Name shown in render plans.
-    var name: String { get }
-    /// The output's extent from the two inputs' extents.
-    func outputExtent(foreground: Rect, background: Rect) -> Rect
-    /// Combines `count` pixels: `output[i] = f(foreground[i], background[i])` (output may alias either).
-    func apply(
-        foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,
-        output: UnsafeMutablePointer<SIMD4<Float>>, count: Int)
-}
-
 /// Temporary tiles for a kernel's own intermediate results (the first pass of a separable
 /// filter, say). Memory comes from the render worker's pool and is reused after the call.
 public final class TileScratch {

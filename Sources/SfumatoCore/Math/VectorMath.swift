@@ -91,6 +91,100 @@ public func _bytesTimes256(_ v: SIMD16<UInt8>) -> (low: SIMD8<UInt16>, high: SIM
     #endif
 }
 
+/// Sixteen bytes widened to two vectors of 16-bit lanes (`punpcklbw` / `punpckhbw` against zero
+/// on x86-64): the first eight bytes, then the last eight.
+///
+/// ```swift
+/// _widenedBytes(SIMD16(repeating: 3)).low   // 3 in every lane
+/// ```
+@inlinable @inline(__always)
+public func _widenedBytes(_ v: SIMD16<UInt8>) -> (low: SIMD8<UInt16>, high: SIMD8<UInt16>) {
+    #if arch(x86_64)
+        let x = unsafeBitCast(v, to: __m128i.self), zero = _mm_setzero_si128()
+        return (
+            unsafeBitCast(_mm_unpacklo_epi8(x, zero), to: SIMD8<UInt16>.self),
+            unsafeBitCast(_mm_unpackhi_epi8(x, zero), to: SIMD8<UInt16>.self)
+        )
+    #else
+        return (SIMD8<UInt16>(truncatingIfNeeded: v.lowHalf), SIMD8<UInt16>(truncatingIfNeeded: v.highHalf))
+    #endif
+}
+
+/// Four bytes widened to 32-bit lanes (two unpacks against zero on x86-64).
+///
+/// ```swift
+/// _widenedBytes(SIMD4<UInt8>(1, 2, 3, 255))   // (1, 2, 3, 255)
+/// ```
+@inlinable @inline(__always)
+public func _widenedBytes(_ v: SIMD4<UInt8>) -> SIMD4<Int32> {
+    #if arch(x86_64)
+        let x = _mm_cvtsi32_si128(unsafeBitCast(v, to: Int32.self)), zero = _mm_setzero_si128()
+        return unsafeBitCast(_mm_unpacklo_epi16(_mm_unpacklo_epi8(x, zero), zero), to: SIMD4<Int32>.self)
+    #else
+        return SIMD4<Int32>(truncatingIfNeeded: v)
+    #endif
+}
+
+/// Two vectors of 16-bit lanes narrowed to sixteen bytes, each lane clamped to 0...255 (one
+/// `packuswb`).
+@inlinable @inline(__always)
+public func _narrowedBytes(_ low: SIMD8<UInt16>, _ high: SIMD8<UInt16>) -> SIMD16<UInt8> {
+    _packedBytes(unsafeBitCast(low, to: SIMD8<Int16>.self), unsafeBitCast(high, to: SIMD8<Int16>.self))
+}
+
+/// round(x / 255) in 16-bit lanes holding up to 65,023: (t + t / 256) / 256 with t = x + 128,
+/// exact there (ties cannot occur: 255 is odd). `paddw` and `psrlw` on x86-64.
+///
+/// ```swift
+/// _dividedBy255(SIMD8(repeating: 200 * 100))   // 78 in every lane (20000 / 255 = 78.4)
+/// ```
+@inlinable @inline(__always)
+public func _dividedBy255(_ x: SIMD8<UInt16>) -> SIMD8<UInt16> {
+    #if arch(x86_64)
+        let t = _mm_add_epi16(unsafeBitCast(x, to: __m128i.self), _mm_set1_epi16(128))
+        return unsafeBitCast(_mm_srli_epi16(_mm_add_epi16(t, _mm_srli_epi16(t, 8)), 8), to: SIMD8<UInt16>.self)
+    #else
+        let t = x &+ 128
+        return (t &+ (t &>> 8)) &>> 8
+    #endif
+}
+
+/// max(a - b, 0) in 16-bit lanes (`psubusw`).
+///
+/// ```swift
+/// _subtractingClamped(SIMD8(repeating: 3), SIMD8(repeating: 5))   // 0 in every lane
+/// ```
+@inlinable @inline(__always)
+public func _subtractingClamped(_ a: SIMD8<UInt16>, _ b: SIMD8<UInt16>) -> SIMD8<UInt16> {
+    #if arch(x86_64)
+        return unsafeBitCast(_mm_subs_epu16(unsafeBitCast(a, to: __m128i.self), unsafeBitCast(b, to: __m128i.self)), to: SIMD8<UInt16>.self)
+    #else
+        return a.replacing(with: 0, where: a .< b) &- b.replacing(with: 0, where: a .< b)
+    #endif
+}
+
+/// All ones in the lanes whose value (below 2^15) exceeds `k`, else zero (`pcmpgtw`).
+///
+/// ```swift
+/// _lanesAbove(SIMD8(0, 127, 128, 255, 0, 0, 0, 0), 127)   // (0, 0, 65535, 65535, 0, 0, 0, 0)
+/// ```
+@inlinable @inline(__always)
+public func _lanesAbove(_ a: SIMD8<UInt16>, _ k: Int16) -> SIMD8<UInt16> {
+    #if arch(x86_64)
+        return unsafeBitCast(_mm_cmpgt_epi16(unsafeBitCast(a, to: __m128i.self), _mm_set1_epi16(k)), to: SIMD8<UInt16>.self)
+    #else
+        return SIMD8<UInt16>.zero.replacing(with: .max, where: a .> UInt16(k))
+    #endif
+}
+
+/// Whether every pixel of two groups of four RGBA8 pixels is opaque (alpha 255 in both),
+/// tested on two 64-bit halves (a vector comparison of bytes would be lowered lane by lane).
+@inlinable @inline(__always)
+public func _allOpaque(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> Bool {
+    let m = unsafeBitCast(a & b, to: SIMD2<UInt64>.self)
+    return m.x & m.y & 0xFF00_0000_FF00_0000 == 0xFF00_0000_FF00_0000
+}
+
 /// Converts integers in -2^22 ..< 2^22 to floats without a per-lane library call (the generic
 /// SIMD conversion is one). Public for the 8-bit kernels of other modules.
 ///

@@ -73,7 +73,7 @@ final class _Plan: @unchecked Sendable {
         case .blend(let k):
             return _BlendExec(try build(node.inputs[0]), try build(node.inputs[1]), k, extent: node.extent)
         case .reduction(let r, let area):
-            return _ReductionExec(try build(node.inputs[0]), r, area: area, extent: node.extent)
+            return _ReductionExec(try build(node.inputs[0]), r, area: area, extent: node.extent, threads: threads)
         case .histogram(let m):
             let inputs = try node.inputs.map { try build($0) }
             for input in inputs where input.extent.isInfinite {

@@ -13,6 +13,18 @@ public protocol BlendMode: Sendable {
     static var descriptor: FilterDescriptor { get }
     /// B(Cb, Cs) on straight colours in 0...1.
     static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float>
+    /// Whether B mixes each channel only with itself (the separable modes; the default): opaque
+    /// 8-bit pixels then blend through a table of B's results (``OpaqueByteBlend``). The four
+    /// non-separable modes say false.
+    static var isSeparable: Bool { get }
+    /// Vector code for opaque 8-bit pixels of a separable mode, giving the table's bytes for
+    /// every pair of levels (its tests check all 65,536); nil (the default): the table.
+    static var opaqueByteRows: OpaqueByteRows? { get }
+}
+
+extension BlendMode {
+    public static var isSeparable: Bool { true }
+    public static var opaqueByteRows: OpaqueByteRows? { nil }
 }
 
 /// The parameters every blend mode takes.
@@ -48,14 +60,22 @@ public struct BlendModeFilter<Mode: BlendMode>: DeclaredFilter {
 
     /// Opaque over opaque stays opaque; a transparent part of either side does not.
     public func apply(to image: Image) -> Image {
-        image.blended(with: background, by: _BlendModeKernel<Mode>())
+        image.blended(with: background, by: Self.kernel)
     }
+
+    /// The per-pixel kernel the filter applies.
+    public static var kernel: any BlendKernel { _BlendModeKernel<Mode>() }
 }
 
 struct _BlendModeKernel<Mode: BlendMode>: BlendKernel {
     var name: String { Mode.descriptor.name }
 
     func outputExtent(foreground: Rect, background: Rect) -> Rect { foreground.union(background) }
+
+    var opaqueBytes: OpaqueByteBlend? {
+        guard Mode.isSeparable else { return nil }
+        return Mode.opaqueByteRows.map { .perChannel(rows: $0) } ?? .perChannel
+    }
 
     func apply(
         foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,

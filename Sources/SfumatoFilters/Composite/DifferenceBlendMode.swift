@@ -6,6 +6,11 @@ public enum DifferenceBlendMode: BlendMode {
         displayName: "Difference Blend Mode", coreImageName: "CIDifferenceBlendMode", shortName: "difference", category: .composite,
         summary: "the absolute difference", parameters: BlendModeParameters.all)
 
+    /// |b - s|.
+    public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in
+        _opaqueByteRows(f, b, o, n) { b, s in _subtractingClamped(b, s) | _subtractingClamped(s, b) }
+    }
+
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
         _perChannel(b, s) { b, s in abs(b - s) }
     }

@@ -6,6 +6,8 @@ public enum HueBlendMode: BlendMode {
         displayName: "Hue Blend Mode", coreImageName: "CIHueBlendMode", shortName: "hue", category: .composite,
         summary: "the source's hue with the backdrop's saturation and luminosity", parameters: BlendModeParameters.all)
 
+    public static var isSeparable: Bool { false }
+
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
         _NonSeparable.setLum(_NonSeparable.setSat(s, _NonSeparable.sat(b)), _NonSeparable.lum(b))
     }

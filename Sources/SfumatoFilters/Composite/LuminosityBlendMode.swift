@@ -6,6 +6,8 @@ public enum LuminosityBlendMode: BlendMode {
         displayName: "Luminosity Blend Mode", coreImageName: "CILuminosityBlendMode", shortName: "luminosity", category: .composite,
         summary: "the source's luminosity with the backdrop's hue and saturation", parameters: BlendModeParameters.all)
 
+    public static var isSeparable: Bool { false }
+
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
         _NonSeparable.setLum(b, _NonSeparable.lum(s))
     }

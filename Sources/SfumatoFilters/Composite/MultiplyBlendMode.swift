@@ -6,6 +6,9 @@ public enum MultiplyBlendMode: BlendMode {
         displayName: "Multiply Blend Mode", coreImageName: "CIMultiplyBlendMode", shortName: "multiply", category: .composite,
         summary: "darken by multiplying", parameters: BlendModeParameters.all)
 
+    /// round(b s / 255): exact, as ties cannot occur (255 is odd).
+    public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in _opaqueByteRows(f, b, o, n) { b, s in _dividedBy255(b &* s) } }
+
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
         b * s
     }

@@ -29,12 +29,9 @@ struct _AverageReduction: AreaReduction {
     func finish(_ s: [Double], pixels: Int) -> [SIMD4<Float>] {
         [SIMD4<Float>(SIMD4(s[0], s[1], s[2], s[3]) / Double(max(pixels, 1)))]
     }
-    var stateFromLevelCounts: LevelCountState? {
-        { n, values in
-            var s = [Double](repeating: 0, count: 4)
-            for v in 0..<256 { for k in 0..<4 { s[k] += Double(n[4 * v + k]) * Double(values[v]) } }
-            return s
-        }
+    func combined(_ a: [Double], _ b: [Double]) -> [Double]? { zip(a, b).map { $0 + $1 } }
+    var fromLevels: LevelRoute? {
+        LevelRoute(.sums) { l in (0..<4).map { l.valueSums[$0] } }
     }
 }
 
@@ -57,17 +54,10 @@ struct _ExtremesReduction: AreaReduction {
             s[4 + k] = max(s[4 + k], Double(hi[k]))
         }
     }
-    var stateFromLevelCounts: LevelCountState? {
-        let start = initialState()
-        return { n, values in
-            var s = start
-            for v in 0..<256 {
-                for k in 0..<4 where n[4 * v + k] > 0 {
-                    s[k] = min(s[k], Double(values[v]))
-                    s[4 + k] = max(s[4 + k], Double(values[v]))
-                }
-            }
-            return s
+    func combined(_ a: [Double], _ b: [Double]) -> [Double]? { (0..<4).map { min(a[$0], b[$0]) } + (4..<8).map { max(a[$0], b[$0]) } }
+    var fromLevels: LevelRoute? {
+        LevelRoute(.extremes) { l in
+            (0..<4).map { Double(l.values[Int(l.lowest[$0])]) } + (0..<4).map { Double(l.values[Int(l.highest[$0])]) }
         }
     }
     func finish(_ s: [Double], pixels: Int) -> [SIMD4<Float>] {
@@ -98,16 +88,19 @@ struct _HistogramReduction: AreaReduction {
             }
         }
     }
-    var stateFromLevelCounts: LevelCountState? {
+    func combined(_ a: [Double], _ b: [Double]) -> [Double]? { zip(a, b).map { $0 + $1 } }
+    var fromLevels: LevelRoute? {
         let count = count
-        return { n, values in
+        return LevelRoute(.counts) { l in
             // Opaque: no unpremultiplying; each level falls in the bin its working value does.
-            let bins = Float(count), top = count - 1
+            let n = l.counts!, bins = Float(count), top = count - 1
             var s = [Double](repeating: 0, count: 4 * count)
             for v in 0..<256 {
-                let b = min(Int(min(max(values[v], 0), 1) * bins), top)
-                for k in 0..<4 { s[4 * b + k] += Double(n[4 * v + k]) }
+                let b = min(Int(min(max(l.values[v], 0), 1) * bins), top)
+                for k in 0..<3 { s[4 * b + k] += Double(n[4 * v + k]) }
             }
+            // Alpha is 1 everywhere: the top bin (level 255's value is exactly 1).
+            s[4 * top + 3] += Double(n[4 * 255 + 3])
             return s
         }
     }

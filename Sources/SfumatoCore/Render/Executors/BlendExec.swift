@@ -1,20 +1,44 @@
 import Foundation
 
-/// Two images combined pixel by pixel.
+/// Two images combined pixel by pixel: on float tiles, or on 8-bit tiles where both inputs are
+/// 8-bit and the kernel has an 8-bit form (``OpaqueByteBlend``).
 final class _BlendExec: _Exec, @unchecked Sendable {
     let foreground: _Exec, background: _Exec
     let kernel: any BlendKernel
+    /// The 8-bit route, when taken.
+    private let bytes: _ByteBlender?
 
     init(_ fg: _Exec, _ bg: _Exec, _ kernel: any BlendKernel, extent: Rect) {
         foreground = fg
         background = bg
         self.kernel = kernel
-        super.init(extent: extent, natural: .float, children: [fg, bg])
+        let form = fg.natural == .byte && bg.natural == .byte ? kernel.opaqueBytes : nil
+        bytes = form.map { _ByteBlender(kernel, $0) }
+        super.init(extent: extent, natural: bytes == nil ? .float : .byte, children: [fg, bg])
     }
 
-    override var explanation: String { "\(kernel.name) (per pixel, float)" }
+    override var explanation: String {
+        "\(kernel.name) (per pixel, \(bytes == nil ? "float" : bytes!.form.rows == nil ? "8-bit by table" : "8-bit vectors"))"
+    }
+
+    /// Opaque over opaque, both covering the whole extent, through a kernel that keeps opacity.
+    override var opaqueWithin: Bool {
+        bytes != nil && foreground.opaqueWithin && background.opaqueWithin && foreground.extent == extent
+            && background.extent == extent
+    }
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
+        if let bytes {
+            let f = try foreground.produce(rect, .byte, w)
+            let b = try background.produce(rect, .byte, w)
+            let out = b.isWritable ? b : (f.isWritable ? f : w.buffer(.byte, rect))
+            for y in rect.y..<rect.maxY {
+                bytes.blend(
+                    f.byteTile.pointer(x: rect.x, y: y), b.byteTile.pointer(x: rect.x, y: y),
+                    out.byteTile.pointer(x: rect.x, y: y), rect.width)
+            }
+            return _convert(out, to: kind, w)
+        }
         let f = try foreground.produce(rect, .float, w)
         let b = try background.produce(rect, .float, w)
         let out = b.isWritable ? b : (f.isWritable ? f : w.buffer(.float, rect))
@@ -23,5 +47,19 @@ final class _BlendExec: _Exec, @unchecked Sendable {
             kernel.apply(foreground: ft.row(y), background: bt.row(y), output: ot.row(y), count: rect.width)
         }
         return _convert(out, to: kind, w)
+    }
+
+    /// 8-bit results go straight into an 8-bit destination's rows (no tile to fill and copy
+    /// out), made straight in place where the destination wants it and pixels may be transparent.
+    override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        guard let bytes, d.format == .rgba8, d.encoding == .srgb else { return try super.store(rect, into: d, w) }
+        let f = try foreground.produce(rect, .byte, w)
+        let b = try background.produce(rect, .byte, w)
+        let straighten = d.alpha == .straight && !(opaqueWithin && extent.contains(rect))
+        for y in rect.y..<rect.maxY {
+            let out = (d.row(y) + (rect.x - d.rect.x) * 4).assumingMemoryBound(to: UInt8.self)
+            bytes.blend(f.byteTile.pointer(x: rect.x, y: y), b.byteTile.pointer(x: rect.x, y: y), out, rect.width)
+            if straighten { _Convert.storeBytes(out, rect.width, premultiplied: false, out) }
+        }
     }
 }

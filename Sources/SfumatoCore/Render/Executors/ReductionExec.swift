@@ -1,7 +1,9 @@
 import Foundation
 
 /// A reduction over an area of its input, computed once per render by the first tile that
-/// needs it (the others wait for it), in strips from the top so a streamed source reads in order.
+/// needs it (the others wait for it). The area is read in strips: from the top on one thread
+/// when the input holds a stream (which reads in order) or the reduction's states cannot be
+/// merged, else in bands on the render's threads at once.
 final class _ReductionExec: _Exec, @unchecked Sendable {
     let input: _Exec
     let reduction: any AreaReduction
@@ -9,78 +11,117 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
     /// Rows per strip: a strip of the widest image stays a few megabytes.
     static let stripRows = 16
     private let result = _Locked<[SIMD4<Float>]?>(nil)
+    private let threads: Int
 
-    init(_ input: _Exec, _ reduction: any AreaReduction, area: Rect, extent: Rect) {
+    init(_ input: _Exec, _ reduction: any AreaReduction, area: Rect, extent: Rect, threads: Int) {
         self.input = input
         self.reduction = reduction
         self.area = area
+        self.threads = max(1, threads)
         super.init(extent: extent, natural: .float, children: [input])
     }
 
-    override var explanation: String { "\(reduction.name) over \(area) (one pass, in strips)" }
+    override var explanation: String {
+        "\(reduction.name) over \(area) (one pass, \(levelRoute == nil ? "" : "8-bit levels, ")in \(bands(merging: true).count) band(s))"
+    }
 
     /// The first strip (what a tile of this pass asks its input for at once).
     var firstStrip: Rect { Rect(x: area.x, y: area.y, width: area.width, height: min(Self.stripRows, area.height)) }
 
+    /// The level route, when the area is opaque 8-bit.
+    private var levelRoute: LevelRoute? {
+        guard input.natural == .byte && input.opaqueWithin && input.extent.contains(area) else { return nil }
+        return reduction.fromLevels
+    }
+
+    /// The area cut into bands of whole strips, one a thread, or one band when they cannot run at once.
+    private func bands(merging: Bool) -> [Rect] {
+        let strips = (area.height + Self.stripRows - 1) / Self.stripRows
+        let n = merging && !Self.holdsStream(input) ? min(threads, strips) : 1
+        let per = (strips + n - 1) / n * Self.stripRows
+        return stride(from: area.y, to: area.maxY, by: per).map { y in
+            Rect(x: area.x, y: y, width: area.width, height: min(per, area.maxY - y))
+        }
+    }
+
+    private static func holdsStream(_ e: _Exec) -> Bool { e is _StreamExec || e.children.contains { holdsStream($0) } }
+
+    /// Each band on its own thread with its own worker (the first on the caller's); errors are
+    /// rethrown after all have finished.
+    private func eachBand<T>(_ bands: [Rect], _ w: _Worker, _ body: (Rect, _Worker) throws -> T) throws -> [T] {
+        if bands.count == 1 { return [try body(bands[0], w)] }
+        let results = _Locked<[Int: Result<T, Error>]>([:])
+        let ws = w.workingSpace
+        parallelFor(bands.count, threads: bands.count) { k in
+            let r = Result { try body(bands[k], k == 0 ? w : _Worker(workingSpace: ws)) }
+            results.withLock { $0[k] = r }
+        }
+        return try results.withLock { all in try (0..<bands.count).map { try all[$0]!.get() } }
+    }
+
+    /// Strips of `band` from the top, as `kind` tiles.
+    private func eachStrip(of band: Rect, _ kind: TileKind, _ w: _Worker, _ body: (_PixelBuffer, Rect) -> Void) throws {
+        var y = band.y
+        while y < band.maxY {
+            let strip = Rect(x: band.x, y: y, width: band.width, height: min(Self.stripRows, band.maxY - y))
+            body(try input.produce(strip, kind, w), strip)
+            y = strip.maxY
+        }
+    }
+
     private func computed(_ w: _Worker) throws -> [SIMD4<Float>] {
         try result.withLock { cached in
             if let c = cached { return c }
-            if input.natural == .byte && input.opaqueWithin && input.extent.contains(area),
-                let fromCounts = reduction.stateFromLevelCounts
-            {
-                let out = reduction.finish(try countedState(fromCounts, w), pixels: area.area)
-                cached = out
-                return out
-            }
-            var state = reduction.initialState()
-            var y = area.y
-            while y < area.maxY {
-                let strip = Rect(x: area.x, y: y, width: area.width, height: min(Self.stripRows, area.maxY - y))
-                let b = try input.produce(strip, .float, w)
-                let t = b.floatTile
-                for row in strip.y..<strip.maxY { reduction.accumulate(t.pointer(x: strip.x, y: row), count: strip.width, into: &state) }
-                y = strip.maxY
-            }
+            let state = try levelRoute.map { try levelState($0, w) } ?? pixelState(w)
             let out = reduction.finish(state, pixels: area.area)
             cached = out
             return out
         }
     }
 
-    /// An opaque 8-bit area: count each channel's levels in byte strips, and let the reduction
-    /// work from the counts. The levels' working values come from the same conversion float
-    /// tiles use, so both routes see the same numbers.
-    private func countedState(_ fromCounts: LevelCountState, _ w: _Worker) throws -> [Double] {
+    /// Every pixel through `accumulate`, bands merged by `combined`.
+    private func pixelState(_ w: _Worker) throws -> [Double] {
+        let canMerge = reduction.combined(reduction.initialState(), reduction.initialState()) != nil
+        let states = try eachBand(bands(merging: canMerge), w) { band, w in
+            var state = reduction.initialState()
+            try eachStrip(of: band, .float, w) { b, strip in
+                let t = b.floatTile
+                for row in strip.y..<strip.maxY { reduction.accumulate(t.pointer(x: strip.x, y: row), count: strip.width, into: &state) }
+            }
+            return state
+        }
+        return states.dropFirst().reduce(states[0]) { reduction.combined($0, $1)! }
+    }
+
+    /// An opaque 8-bit area: its levels summarised in one byte pass (sums, extremes or counts:
+    /// what the reduction needs), the reduction's state from that. The levels' working values
+    /// come from the conversion float tiles use.
+    private func levelState(_ route: LevelRoute, _ w: _Worker) throws -> [Double] {
         let ramp = w.buffer(.byte, Rect(x: 0, y: 0, width: 256, height: 1))
         let bytes = ramp.byteTile.row(0)
         for v in 0..<256 { for c in 0..<4 { bytes[4 * v + c] = c == 3 ? 255 : UInt8(v) } }
         let converted = _convert(ramp, to: .float, w).floatTile.row(0)
         // A grey ramp, opaque: the colour channels convert alike, and alpha 255 is 1.
         let values = (0..<256).map { converted[$0].x }
-        var counts = [Int](repeating: 0, count: 4 * 256)
-        var strip = [UInt32](repeating: 0, count: 4 * 256)
-        var y = area.y
-        while y < area.maxY {
-            let rect = Rect(x: area.x, y: y, width: area.width, height: min(Self.stripRows, area.maxY - y))
-            let tile = try input.produce(rect, .byte, w).byteTile
-            strip.withUnsafeMutableBufferPointer { n in
-                n.update(repeating: 0)
-                for row in rect.y..<rect.maxY {
-                    let p = tile.pointer(x: rect.x, y: row)
-                    for i in 0..<rect.width {
-                        let q = p + 4 * i
-                        n[4 * Int(q[0])] &+= 1
-                        n[4 * Int(q[1]) + 1] &+= 1
-                        n[4 * Int(q[2]) + 2] &+= 1
-                        n[4 * Int(q[3]) + 3] &+= 1
-                    }
-                }
+        // Value sums come from level sums only where values are levels / 255.
+        let summary = route.summary == .sums && w.workingSpace != .none ? .counts : route.summary
+        let parts = try eachBand(bands(merging: true), w) { band, w in
+            let part = _LevelScan(summary)
+            try eachStrip(of: band, .byte, w) { b, strip in
+                for row in strip.y..<strip.maxY { part.add(b.byteTile.pointer(x: strip.x, y: row), strip.width) }
             }
-            for i in 0..<(4 * 256) { counts[i] += Int(strip[i]) }
-            y = rect.maxY
+            return part
         }
-        return counts.withUnsafeBufferPointer { c in
-            values.withUnsafeBufferPointer { v in fromCounts(c.baseAddress!, v.baseAddress!) }
+        let all = parts[0]
+        for p in parts.dropFirst() { all.merge(p) }
+        return values.withUnsafeBufferPointer { v in
+            let s = all.summary(values: v.baseAddress!, counts: nil)
+            return all.counts.withUnsafeBufferPointer { c in
+                route.state(
+                    LevelSummary(
+                        values: v.baseAddress!, counts: summary == .counts ? c.baseAddress! : nil, lowest: s.lowest, highest: s.highest,
+                        valueSums: s.valueSums))
+            }
         }
     }
 
