@@ -30,6 +30,7 @@ def everyday_rows(t) -> None:
         buf = flipped.tobytes()
         _KEEPALIVE.append(buf)
         vimg2 = pyvips.Image.new_from_memory(buf, w, h, 3, "uchar")
+    t.bgr2, t.vimg2, t.pim2 = bgr2, vimg2, pim2  # everyday_more's two-image rows use the same backdrop
 
     def row(op, computes, filt, sfumato, excluded=(), **peers):
         rows.append(Row(G_EVERYDAY, op, img, computes, details=DETAILS, filters=(filt,), excluded=set(excluded),
@@ -110,6 +111,7 @@ def everyday_rows(t) -> None:
     cube.write_text(f"LUT_3D_SIZE {n}\n" + "".join(f"{x:.6f} {y:.6f} {z:.6f}\n" for x, y, z in table))
     data = ";".join(f"{v:.6f}" for e in table for v in (*e, 1.0))
     plut = ImageFilter.Color3DLUT(n, [tuple(e) for e in table]) if PIL is not None else None
+    t.cube_n, t.cube_data, t.cube_plut = n, data, plut  # and CIColorCube the same table
     row("3D LUT 33³ (.cube)", "8-bit; trilinear lookup in a 33³ table on encoded values; Pillow Color3DLUT "
         "(the only peer with one)", "CIColorCubeWithColorSpace",
         F("none", "rgba8", f"CIColorCubeWithColorSpace:inputCubeDimension={n},inputCubeData=[{data}]"),

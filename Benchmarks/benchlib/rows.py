@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 from .common import PIL, WORK, Image, ImageFilter, ImageOps, SfumatoFailure, _import_errors, cv2, log, np, pyvips
 from .everyday import G_EVERYDAY, everyday_rows
+from .everyday_more import everyday_more_rows
 from .harness import _KEEPALIVE, Row, SfumatoBench
 from .peers import DISC, PENCIL_SPECS, SHARPEN, TONE_SPEC, gamma_lut, pencil_affine, to_bgr, tone_curve_lut
 
@@ -530,7 +531,7 @@ def codec_rows(t) -> None:
 def build_rows(srv: SfumatoBench, cli_bin: Path, jpg: Path, png: Path, w: int, h: int) -> list[Row]:
     """Every row, in table order."""
     t = load(srv, cli_bin, jpg, png, w, h)
-    for make in (colour_rows, blur_rows, everyday_rows, gallery_rows, codec_rows):
+    for make in (colour_rows, blur_rows, everyday_rows, everyday_more_rows, gallery_rows, codec_rows):
         make(t)
     rows = t.rows
     assert [r.group for r in rows] == sorted((r.group for r in rows), key=GROUPS.index), "rows out of group order"

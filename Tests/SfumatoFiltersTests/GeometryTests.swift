@@ -91,6 +91,41 @@ struct GeometryTests {
         }
     }
 
+    @Test("affine rows on 8-bit tiles give the float route's bytes: the interior within a level, the soft edges (in float) exactly")
+    func byteRoute() throws {
+        let photo = try Fixtures.photo("rocket.jpg")
+        let none = RenderContext(workingSpace: .none)
+        // The same pixels as floats, converted as the renderer converts a byte (b x (1 / 255)):
+        // the float route reads them as they are.
+        let floats = try Bitmap(width: photo.width, height: photo.height, format: .rgbaFloat32, encoding: .srgb, alpha: .premultiplied)
+        for y in 0..<photo.height {
+            let src = photo.row(y).assumingMemoryBound(to: UInt8.self), dst = floats.row(y).assumingMemoryBound(to: Float.self)
+            for i in 0..<(4 * photo.width) { dst[i] = Float(src[i]) * (1 / 255) }
+        }
+        let turn = ProjectiveMap(AffineMap.rotation(0.3).concatenating(.translation(dx: 12.25, dy: -7.5)))
+        for sampling in [Sampling.bilinear, .bicubic] {
+            let bytes = Image(bitmap: photo).transformed(by: turn, sampling: sampling)
+            #expect(try none.explain(bytes, rect: bytes.extent).contains("on 8-bit tiles"), "\(sampling) takes the 8-bit route")
+            let a = try none.render(bytes, rect: bytes.extent)
+            let b = try none.render(Image(bitmap: floats).transformed(by: turn, sampling: sampling), rect: bytes.extent)
+
+            var worst = 0, edges = 0, edgeDiffs = 0
+            for y in 0..<a.height {
+                for x in 0..<a.width {
+                    let p = a.bytes(x: x, y: y), q = b.bytes(x: x, y: y)
+                    let d = (0..<4).map { abs(Int(p[$0]) - Int(q[$0])) }.max()!
+                    worst = max(worst, d)
+                    if q.w > 0 && q.w < 255 {
+                        edges += 1
+                        if d > 0 { edgeDiffs += 1 }
+                    }
+                }
+            }
+            #expect(worst <= 1, "\(sampling): \(worst) levels between the routes")
+            #expect(edges > 1000 && edgeDiffs == 0, "\(sampling): \(edgeDiffs) of \(edges) soft-edge pixels differ, worst \(worst)")
+        }
+    }
+
     @Test("oriented(_:) moves pixels exactly as the decoders' Bitmap.oriented does, on 8-bit and float routes")
     func orientations() throws {
         let photo = try RenderContext(workingSpace: .none).render(

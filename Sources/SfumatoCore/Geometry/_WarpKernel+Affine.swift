@@ -11,7 +11,7 @@ extension _WarpKernel {
     /// pixel's coordinates, and the 2x2 (bilinear) or 4x4 (bicubic) block's weights come from the
     /// kernel's formula, not its table. A pixel whose block is not all inside the input (the
     /// transparent soft edge) is left to `edge`, the general sampler.
-    func applyAffineRows(input tile: FloatTile, output out: FloatTile, have: Rect, edge: (Int, Int) -> SIMD4<Float>) {
+    func applyAffineRows<R: _TileReader, W: _TileWriter>(input tile: R, output out: W, have: Rect, edge: (Int, Int) -> SIMD4<Float>) {
         let m = inverse.m
         let (a, b, c, d, e, f) = (m[0], m[1], m[2], m[3], m[4], m[5])
         let cubic = sampling == .bicubic
@@ -20,16 +20,15 @@ extension _WarpKernel {
         let xLow = Double(have.x + before), xHigh = Double(have.maxX - 1 - after)
         let yLow = Double(have.y + before), yHigh = Double(have.maxY - 1 - after)
         for y in out.rect.y..<out.rect.maxY {
-            let row = out.row(y)
             let cy = Double(y) + 0.5
             let rowU = b * cy + c - 0.5, rowV = e * cy + f - 0.5
             for x in out.rect.x..<out.rect.maxX {
                 let cx = Double(x) + 0.5
                 let u = a * cx + rowU, v = d * cx + rowV
-                let fu = u.rounded(.down), fv = v.rounded(.down)
+                let fu = _floor(u), fv = _floor(v)
                 // Also false for NaN: the general sampler decides those.
                 guard fu >= xLow, fu <= xHigh, fv >= yLow, fv <= yHigh else {
-                    row[x - out.rect.x] = edge(x, y)
+                    out.set(x, y, edge(x, y))
                     continue
                 }
                 let ix = Int(fu), iy = Int(fv)
@@ -38,16 +37,19 @@ extension _WarpKernel {
                     let wx = Self.keys(tx), wy = Self.keys(ty)
                     var acc = SIMD4<Float>.zero
                     for r in 0..<4 {
-                        let src = tile.pointer(x: ix - 1, y: iy - 1 + r)
-                        let line = src[0] * wx.x + src[1] * wx.y + src[2] * wx.z + src[3] * wx.w
+                        let sy = iy - 1 + r
+                        let line =
+                            tile.pixel(ix - 1, sy) * wx.x + tile.pixel(ix, sy) * wx.y + tile.pixel(ix + 1, sy) * wx.z
+                            + tile.pixel(ix + 2, sy) * wx.w
                         acc += line * wy[r]
                     }
-                    row[x - out.rect.x] = acc
+                    out.set(x, y, acc)
                 } else {
-                    let top = tile.pointer(x: ix, y: iy), bottom = tile.pointer(x: ix, y: iy + 1)
-                    let upper = top[0] + (top[1] - top[0]) * tx
-                    let lower = bottom[0] + (bottom[1] - bottom[0]) * tx
-                    row[x - out.rect.x] = upper + (lower - upper) * ty
+                    let t0 = tile.pixel(ix, iy), t1 = tile.pixel(ix + 1, iy)
+                    let b0 = tile.pixel(ix, iy + 1), b1 = tile.pixel(ix + 1, iy + 1)
+                    let upper = t0 + (t1 - t0) * tx
+                    let lower = b0 + (b1 - b0) * tx
+                    out.set(x, y, upper + (lower - upper) * ty)
                 }
             }
         }
@@ -61,4 +63,13 @@ extension _WarpKernel {
         func far(_ x: Float) -> Float { ((a * x - 5 * a) * x + 8 * a) * x - 4 * a }
         return SIMD4(far(1 + t), near(t), near(1 - t), far(2 - t))
     }
+}
+
+/// floor(v) without a library call (the baseline x86-64 has no rounding instruction): through
+/// a truncating conversion where |v| < 2^52, else `v` itself (whole already, or NaN).
+@inline(__always)
+func _floor(_ v: Double) -> Double {
+    guard abs(v) < 4_503_599_627_370_496 else { return v }
+    let t = Double(Int64(v))
+    return t > v ? t - 1 : t
 }

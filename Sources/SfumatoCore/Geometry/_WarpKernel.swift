@@ -94,8 +94,49 @@ struct _WarpKernel: NeighborhoodKernel {
         return roi.isEmpty ? empty : roi
     }
 
-    var supportsBytes: Bool { sampling == .nearest }
+    /// Nearest sampling moves bytes; bilinear and bicubic affine rows (``usesAffineRows``) read
+    /// 8-bit tiles as a float tile's values and round their results as a float tile is rounded.
+    var supportsBytes: Bool { sampling == .nearest || usesAffineRows }
     var supportsGray: Bool { sampling == .nearest }
+    var keepsOpaque: Bool { sampling == .nearest || usesAffineRows }
+
+    /// Turned edges slant: border tiles find their interior 16 rows at a time.
+    var interiorBandRows: Int? { usesAffineRows ? 16 : nil }
+
+    /// The output pixels of `rect` whose sampling blocks lie inside `input` (so no transparency
+    /// from beyond the edge reaches them): for affine rows, the columns whose mapped points stay
+    /// inside at the rectangle's first and last rows (the map is affine: in between too); for
+    /// nearest sampling all of it (whole pixels are moved, never mixed with the outside).
+    func interior(of rect: Rect, input extent: Rect) -> Rect {
+        if sampling == .nearest { return rect }  // nearest moves whole pixels: no partial alpha
+        guard usesAffineRows, !extent.isInfinite, !rect.isEmpty else { return .zero }
+        let cubic = sampling == .bicubic
+        let before = cubic ? 1 : 0, after = cubic ? 2 : 1
+        // floor(u) within [extent.x + before, extent.maxX - 1 - after]: u in [lo, hi + 1).
+        let uLow = Double(extent.x + before), uHigh = Double(extent.maxX - after)
+        let vLow = Double(extent.y + before), vHigh = Double(extent.maxY - after)
+        let m = inverse.m
+        var x0 = Double(rect.x), x1 = Double(rect.maxX)  // output columns [x0, x1) by their centres
+        for row in [rect.y, rect.maxY - 1] {
+            let cy = Double(row) + 0.5
+            // u = a cx + (b cy + c - 0.5), and v likewise; cx = x + 0.5.
+            for (k, base, low, high) in [
+                (m[0], m[1] * cy + m[2] - 0.5, uLow, uHigh), (m[3], m[4] * cy + m[5] - 0.5, vLow, vHigh)
+            ] {
+                // low <= k cx + base < high, with a margin of a pixel for rounding.
+                if abs(k) < 1e-12 {
+                    if !(base >= low + 1e-9 && base < high - 1e-9) { return .zero }
+                    continue
+                }
+                var a = (low - base) / k, b = (high - base) / k
+                if k < 0 { (a, b) = (b, a) }
+                x0 = max(x0, (a - 0.5).rounded(.up) + 1)
+                x1 = min(x1, (b - 0.5).rounded(.down) - 1)
+            }
+        }
+        guard x0.isFinite, x1.isFinite, x1 > x0 else { return .zero }
+        return Rect(x: Int(x0), y: rect.y, width: Int(x1 - x0), height: rect.height)
+    }
 
     /// The input pixel whose square holds the inverse image of output pixel (x, y)'s centre.
     @inline(__always) private func nearest(_ x: Int, _ y: Int) -> (Int, Int)? {
@@ -105,6 +146,10 @@ struct _WarpKernel: NeighborhoodKernel {
     }
 
     func apply(input tile: ByteTile, output out: ByteTile, scratch: TileScratch) throws {
+        if sampling != .nearest {
+            try sampled(_ByteReader(tile), _ByteWriter(out), scratch)
+            return
+        }
         let n = out.channels
         let have = tile.rect.intersection(input)
         for y in out.rect.y..<out.rect.maxY {
@@ -136,6 +181,12 @@ struct _WarpKernel: NeighborhoodKernel {
             }
             return
         }
+        try sampled(_FloatReader(tile), _FloatWriter(out), scratch)
+    }
+
+    /// The widened kernel's samples (or the affine rows), reading and writing either kind of tile.
+    private func sampled<R: _TileReader, W: _TileWriter>(_ tile: R, _ out: W, _ scratch: TileScratch) throws {
+        let have = tile.rect.intersection(input)
         let taps = Int((2 * sampling.support * widest).rounded(.up)) + 3
         let wx = scratch.buffer(of: Float.self, count: taps), wy = scratch.buffer(of: Float.self, count: taps)
         let support = sampling.support
@@ -164,6 +215,11 @@ struct _WarpKernel: NeighborhoodKernel {
                 guard p.w > 0, abs(p.x) < 1e12, abs(p.y) < 1e12 else { return .zero }
                 let (fx, fy) = affine ? (ax, ay) : _WarpKernel.widening(inverse, x: cx, y: cy)
                 let u = p.x - 0.5, v = p.y - 0.5
+                // Far outside the input (the transparent corners of a turn): nothing to sum.
+                let rx = support * min(fx, widest) + 1, ry = support * min(fy, widest) + 1
+                if u + rx < Double(have.x) || u - rx > Double(have.maxX) || v + ry < Double(have.y) || v - ry > Double(have.maxY) {
+                    return .zero
+                }
                 let (x0, x1, sx) = weights(wx, u, min(fx, widest))
                 let (y0, y1, sy) = weights(wy, v, min(fy, widest))
                 let lo = max(x0, have.x), hi = min(x1, have.maxX - 1)
@@ -171,9 +227,8 @@ struct _WarpKernel: NeighborhoodKernel {
                 let top = max(y0, have.y), bottom = min(y1, have.maxY - 1)
                 if lo <= hi && top <= bottom {
                     for i in top...bottom {
-                        let src = tile.row(i) - tile.rect.x
                         var line = SIMD4<Float>.zero
-                        for j in lo...hi { line += src[j] * wx[j - x0] }
+                        for j in lo...hi { line += tile.pixel(j, i) * wx[j - x0] }
                         acc += line * wy[i - y0]
                     }
                 }
@@ -185,10 +240,55 @@ struct _WarpKernel: NeighborhoodKernel {
                 return
             }
             for y in out.rect.y..<out.rect.maxY {
-                let row = out.row(y)
-                for x in out.rect.x..<out.rect.maxX { row[x - out.rect.x] = sample(x, y) }
+                for x in out.rect.x..<out.rect.maxX { out.set(x, y, sample(x, y)) }
             }
         }
+    }
+}
+
+/// Pixels of a tile as working floats: a float tile's own, or an 8-bit tile's read as a float
+/// tile holding them would be (b / 255), so both routes compute with the same numbers.
+protocol _TileReader {
+    var rect: Rect { get }
+    /// Pixel (x, y), absolute coordinates inside `rect`.
+    func pixel(_ x: Int, _ y: Int) -> SIMD4<Float>
+}
+
+struct _FloatReader: _TileReader {
+    let tile: FloatTile
+    init(_ tile: FloatTile) { self.tile = tile }
+    var rect: Rect { tile.rect }
+    @inline(__always) func pixel(_ x: Int, _ y: Int) -> SIMD4<Float> { tile.pointer(x: x, y: y).pointee }
+}
+
+struct _ByteReader: _TileReader {
+    let tile: ByteTile
+    init(_ tile: ByteTile) { self.tile = tile }
+    var rect: Rect { tile.rect }
+    @inline(__always) func pixel(_ x: Int, _ y: Int) -> SIMD4<Float> {
+        _floats(UnsafeRawPointer(tile.pointer(x: x, y: y)).loadUnaligned(as: SIMD4<UInt8>.self)) * (1 / 255)
+    }
+}
+
+/// Where results go: a float tile, or an 8-bit tile rounded as a float tile is converted.
+protocol _TileWriter {
+    var rect: Rect { get }
+    func set(_ x: Int, _ y: Int, _ v: SIMD4<Float>)
+}
+
+struct _FloatWriter: _TileWriter {
+    let tile: FloatTile
+    init(_ tile: FloatTile) { self.tile = tile }
+    var rect: Rect { tile.rect }
+    @inline(__always) func set(_ x: Int, _ y: Int, _ v: SIMD4<Float>) { tile.pointer(x: x, y: y).pointee = v }
+}
+
+struct _ByteWriter: _TileWriter {
+    let tile: ByteTile
+    init(_ tile: ByteTile) { self.tile = tile }
+    var rect: Rect { tile.rect }
+    @inline(__always) func set(_ x: Int, _ y: Int, _ v: SIMD4<Float>) {
+        UnsafeMutableRawPointer(tile.pointer(x: x, y: y)).storeBytes(of: _Convert.floatToBytes(v), as: SIMD4<UInt8>.self)
     }
 }
 

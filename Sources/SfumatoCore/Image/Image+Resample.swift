@@ -215,3 +215,51 @@ struct _ResampleKernel: NeighborhoodKernel {
         }
     }
 }
+
+/// The same passes on 8-bit tiles: each input row converted to floats as a float tile's would
+/// be (b / 255) into a row buffer that stays in cache, the taps and sums of the float route in
+/// the same order, and each output row rounded to bytes as a float tile is. So the 8-bit route
+/// gives the float route's values without filling a float copy of the input (four times its
+/// bytes); only the final rounding of a straight destination may differ, by a level at most.
+extension _ResampleKernel {
+    var supportsBytes: Bool { true }
+    /// Weights sum to 1: opaque in, opaque out.
+    var keepsOpaque: Bool { true }
+
+    func apply(input: ByteTile, output out: ByteTile, scratch: TileScratch) throws {
+        let r = out.rect.intersection(output)
+        if r != out.rect {
+            for y in out.rect.y..<out.rect.maxY { out.row(y).update(repeating: 0, count: 4 * out.rect.width) }
+        }
+        if r.isEmpty { return }
+        let ix0 = input.rect.x
+        let mid = scratch.floatTile(Rect(x: r.x, y: input.rect.y, width: r.width, height: input.rect.height))
+        let line = scratch.buffer(of: SIMD4<Float>.self, count: max(input.rect.width, r.width))
+        horizontal.withTaps { start, count, offset, w in
+            let first = r.x - horizontal.outputOrigin
+            for y in input.rect.y..<input.rect.maxY {
+                _Convert.bytesToFloats(input.row(y), input.rect.width, line)
+                let src = line - ix0
+                let dst = mid.row(y) - first
+                for i in first..<(first + r.width) {
+                    let taps = src + start[i], weights = w + offset[i]
+                    var acc = SIMD4<Float>.zero
+                    for t in 0..<count[i] { acc += taps[t] * weights[t] }
+                    dst[i] = acc
+                }
+            }
+        }
+        vertical.withTaps { start, count, offset, w in
+            for y in r.y..<r.maxY {
+                let i = y - vertical.outputOrigin
+                line.update(repeating: .zero, count: r.width)
+                for t in 0..<count[i] {
+                    let src = mid.row(start[i] + t)
+                    let wt = w[offset[i] + t]
+                    for x in 0..<r.width { line[x] += src[x] * wt }
+                }
+                _Convert.floatsToBytes(line, r.width, out.pointer(x: r.x, y: y))
+            }
+        }
+    }
+}

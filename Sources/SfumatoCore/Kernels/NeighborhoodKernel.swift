@@ -17,6 +17,16 @@ public protocol NeighborhoodKernel: Sendable {
     /// The input rectangle the byte or float variant needs, when they differ (a kernel whose two
     /// variants are different algorithms); by default ``regionOfInterest(for:)``.
     func regionOfInterest(for output: Rect, bytes: Bool) -> Rect
+    /// The part of output `rect` whose pixels read only inside an input of extent `input` (one
+    /// rectangle, possibly empty). Where a render's 8-bit results go straight to the output, the
+    /// renderer computes that part on 8-bit tiles and the rest in float, so that the partial
+    /// alpha where a kernel meets the transparent outside keeps full precision. By default `rect`
+    /// less the margins its region of interest reaches past it (a kernel whose output pixel reads
+    /// around the same position of the input); a warp says where its samples land.
+    func interior(of rect: Rect, input: Rect) -> Rect
+    /// For a kernel whose interior slants across rows (a turn): rows a band of a border tile, each
+    /// band finding its own interior; nil (the default): whole tiles.
+    var interiorBandRows: Int? { get }
     /// Whether ``apply(input:output:scratch:)-2n8dx`` on byte tiles is implemented and exact.
     var supportsBytes: Bool { get }
     /// Computes `output.rect` from `input` (which covers `regionOfInterest(for: output.rect)`).
@@ -39,6 +49,12 @@ public protocol NeighborhoodKernel: Sendable {
 
 extension NeighborhoodKernel {
     public func regionOfInterest(for output: Rect, bytes: Bool) -> Rect { regionOfInterest(for: output) }
+    public var interiorBandRows: Int? { nil }
+    public func interior(of rect: Rect, input e: Rect) -> Rect {
+        let roi = regionOfInterest(for: rect, bytes: true)
+        let left = rect.x - roi.x, top = rect.y - roi.y, right = roi.maxX - rect.maxX, bottom = roi.maxY - rect.maxY
+        return Rect(x: e.x + left, y: e.y + top, width: e.width - left - right, height: e.height - top - bottom).intersection(rect)
+    }
     public var supportsBytes: Bool { false }
     public var supportsGray: Bool { false }
     public var keepsOpaque: Bool { supportsGray }

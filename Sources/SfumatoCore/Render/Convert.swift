@@ -257,11 +257,17 @@ enum _Convert {
 
     static func floatsToBytes(_ src: UnsafePointer<SIMD4<Float>>, _ count: Int, _ dst: UnsafeMutablePointer<UInt8>) {
         for i in 0..<count {
-            let a = min(max(src[i].w, 0), 1)
-            var e = src[i].bounded(0, a)
-            e.w = a
-            UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: _bytes(e * 255), as: SIMD4<UInt8>.self)
+            UnsafeMutableRawPointer(dst + 4 * i).storeBytes(of: floatToBytes(src[i]), as: SIMD4<UInt8>.self)
         }
+    }
+
+    /// One premultiplied working pixel as premultiplied bytes (alpha clamped to 0...1, colour to 0...alpha).
+    @inline(__always)
+    static func floatToBytes(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
+        let a = min(max(v.w, 0), 1)
+        var e = v.bounded(0, a)
+        e.w = a
+        return _bytes(e * 255)
     }
 }
 

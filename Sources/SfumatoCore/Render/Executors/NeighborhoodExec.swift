@@ -36,15 +36,18 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// Grey into a grey destination needs no split: grey has no alpha, and transparent black
     /// beyond the edge stored as grey is black, what the grey kernel reads there.
     override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
-        let roi = kernel.regionOfInterest(for: rect, bytes: useBytes)
         let grayToGray = useGray && d.format == .gray8
-        if useBytes && !grayToGray && !input.extent.isInfinite && !input.extent.contains(roi) {
-            // Outputs whose neighbourhood lies inside the input: the input inset by the margins
-            // the kernel reads beyond an output rectangle.
-            let e = input.extent
-            let left = rect.x - roi.x, top = rect.y - roi.y, right = roi.maxX - rect.maxX, bottom = roi.maxY - rect.maxY
-            let safe = Rect(x: e.x + left, y: e.y + top, width: e.width - left - right, height: e.height - top - bottom)
-                .intersection(rect)
+        if useBytes && !grayToGray && !input.extent.isInfinite, case let safe = kernel.interior(of: rect, input: input.extent), safe != rect {
+            // A tall tile across a slanted edge (a turned image's) has little interior over all
+            // its rows: bands of rows each find their own.
+            if let band = kernel.interiorBandRows, rect.height > 2 * band {
+                var y = rect.y
+                while y < rect.maxY {
+                    try store(Rect(x: rect.x, y: y, width: rect.width, height: min(band, rect.maxY - y)), into: d, w)
+                    y += band
+                }
+                return
+            }
             if safe.isEmpty {
                 try storeInFloat(rect, into: d, w)
                 return
