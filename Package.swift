@@ -31,6 +31,7 @@ let package = Package(
         .systemLibrary(name: "CWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
@@ -52,7 +53,7 @@ let package = Package(
                 resources: [.copy("Resources/web"), .copy("Resources/photos")]),
 
         // The command-line tool: its commands live in a library so tests can drive them.
-        .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument", "SfumatoStudio", "CCrypto"]),
+        .target(name: "SfumatoCLI", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoInk", "SfumatoDocument", "SfumatoStudio", "CCrypto", "CMalloc"]),
         .executableTarget(name: "sfumato", dependencies: ["SfumatoCLI"]),
         .target(name: "SfumatoFuzzing", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters", "SfumatoDocument", "SfumatoStudio", "SfumatoCLI"]),
 

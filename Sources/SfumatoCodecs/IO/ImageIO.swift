@@ -58,7 +58,19 @@ public enum ImageIO {
 
     /// Header facts of an image file.
     public static func info(path: String) throws -> ImageInfo {
-        try info(bytes: try readBytes(path: path), name: path)
+        // A JPEG's header is read from the file: a batch asks every file for its size first, and
+        // reading whole files for that cost a copy of each in memory.
+        if path != "-", sniffFile(path) == .jpeg { return try _JPEGDecoder(path: path).info }
+        return try info(bytes: try readBytes(path: path), name: path)
+    }
+
+    /// The format of a file from its first bytes, or nil (unreadable, unknown, standard input).
+    static func sniffFile(_ path: String) -> ImageFormat? {
+        var head = [UInt8](repeating: 0, count: 12)
+        guard let f = fopen(path, "rb") else { return nil }
+        let n = fread(&head, 1, 12, f)
+        fclose(f)
+        return ImageFormat.sniff(Array(head.prefix(n)))
     }
 
     /// Decodes image bytes (JPEG, PNG, WebP, HEIF, AVIF or TIFF, by content) to an upright sRGB bitmap.
@@ -82,13 +94,7 @@ public enum ImageIO {
     /// others are decoded first.
     public static func open(path: String, options: DecodeOptions = DecodeOptions()) throws -> (Image, ImageInfo) {
         if path != "-" {
-            var head = [UInt8](repeating: 0, count: 12)
-            if let f = fopen(path, "rb") {
-                let n = fread(&head, 1, 12, f)
-                fclose(f)
-                head = Array(head.prefix(n))
-            }
-            if ImageFormat.sniff(head) == .jpeg {
+            if sniffFile(path) == .jpeg {
                 let source = try JPEGRowSource(path: path, options: options)
                 if source.info.orientation == 1 || !options.applyOrientation {
                     // Decode the first rows now so damage in the header shows up as an error here.
