@@ -30,7 +30,6 @@ public enum SfumatoCommand {
     public static func main() {
         // An interrupted command leaves no temporary file behind (the studio sets its own handlers).
         TemporaryFiles.installSignalCleanup()
-        ProcessMemory.returnLargeBlocks()
         let args = Array(CommandLine.arguments.dropFirst())
         let code = run(args)
         exit(code)

@@ -39,6 +39,8 @@ struct BatchRunner {
 
     /// Every file's record, in the items' order.
     func run() -> [BatchRecord] {
+        // One image after another: what each file used goes back to the system.
+        ProcessMemory.returnLargeBlocks()
         let next = NSLock()
         nonisolated(unsafe) var cursor = 0
         nonisolated(unsafe) var records = [BatchRecord?](repeating: nil, count: items.count)
