@@ -20,15 +20,18 @@ def source_photo() -> Path:
 
 
 def make_image(src: Path, w: int, h: int, png: bool = True) -> tuple[Path, Path | None]:
-    """Resamples the photo to w x h (Pillow LANCZOS), saved as JPEG q90 (and PNG); cached."""
+    """Resamples the photo to w x h (Pillow LANCZOS), saved as JPEG q90 (and PNG) without a colour
+    profile, so that every tool reads the same values (Sfumato converts profiled pixels to sRGB on
+    reading; the peers take the numbers as they are); cached."""
     WORK.mkdir(parents=True, exist_ok=True)
-    stem = WORK / f"{src.stem}-{w}x{h}"
+    stem = WORK / f"{src.stem}-{w}x{h}-plain"
     jpg, pngp = stem.with_suffix(".jpg"), (stem.with_suffix(".png") if png else None)
     need = [p for p in (jpg, pngp) if p is not None and (not p.exists() or p.stat().st_mtime < src.stat().st_mtime)]
     if need:
         log(f"making {w}x{h} test image{'s' if len(need) > 1 else ''} from {src.name} ...")
         im = Image.open(src)
         im = ImageOps.exif_transpose(im).convert("RGB").resize((w, h), Image.LANCZOS)
+        im.info.pop("icc_profile", None)
         for p in need:
             tmp = p.with_name(p.stem + ".tmp" + p.suffix)
             if p.suffix == ".jpg":

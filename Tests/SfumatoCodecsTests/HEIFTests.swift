@@ -31,6 +31,35 @@ struct HEIFTests {
         }
     }
 
+    @Test("colour given by nclx code points only (Display P3, as phones write) converts to sRGB; BT.709 is taken as sRGB")
+    func nclxColour() throws {
+        let photo = try Fixtures.photo("coffee.png")
+        // The photo's colours written as Display P3 values (linear sRGB to linear P3, CSS Color 4's matrix).
+        let m: [[Double]] = [[0.8224621, 0.177538, 0], [0.0331941, 0.9668058, 0], [0.0170827, 0.0723974, 0.9105199]]
+        let p3 = try photo.copy()
+        for y in 0..<p3.height {
+            let row = p3.row(y).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<p3.width {
+                let linear = (0..<3).map { SRGB.decode(Double(row[4 * x + $0]) / 255) }
+                for c in 0..<3 {
+                    let v = m[c][0] * linear[0] + m[c][1] * linear[1] + m[c][2] * linear[2]
+                    row[4 * x + c] = UInt8((SRGB.encode(min(max(v, 0), 1)) * 255).rounded())
+                }
+            }
+        }
+        let labelled = try HEIF.encodeHEIC(p3, nclx: (primaries: 12, transfer: 13))
+        let info = try ImageIO.info(bytes: labelled, name: "p3.heic")
+        #expect(info.iccProfile?.contains("Display P3") == true, "\(info.iccProfile ?? "no profile")")
+        let back = try ImageIO.read(bytes: labelled, name: "p3.heic").bitmap
+        let converted = Pixels.psnr(back, photo)
+        #expect(converted > 32, "Display P3 by nclx, converted: PSNR \(converted) dB against the sRGB photo")
+        // The same values labelled BT.709 are taken as they are: far from the photo's colours.
+        let unlabelled = try ImageIO.read(bytes: try HEIF.encodeHEIC(p3, nclx: (primaries: 1, transfer: 13)), name: "709.heic").bitmap
+        let asIs = Pixels.psnr(unlabelled, photo)
+        #expect(asIs < converted - 3, "BT.709-labelled P3 values: PSNR \(asIs) dB (not converted)")
+        #expect(try ImageIO.info(bytes: try HEIF.encodeHEIC(p3, nclx: (primaries: 1, transfer: 13)), name: "709.heic").iccProfile == nil)
+    }
+
     @Test("alpha survives AVIF: a ramp from opaque to clear comes back within 3 levels")
     func alpha() throws {
         let photo = try Fixtures.photo("coffee.png")

@@ -17,14 +17,20 @@ extension HEIF {
 
     /// Encodes as HEIC (HEVC by x265), as ``encodeAVIF(_:options:)`` does AVIF. Sfumato does not
     /// offer HEIC as an output format; the tests use it to make the files phones write.
+    /// `nclx` labels the pixels' colour by H.273 code points (primaries, transfer) instead of a
+    /// profile, as phones and AVIF tools do.
     @_spi(Testing)
-    public static func encodeHEIC(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
-        try encode(bitmap, compression: heif_compression_HEVC, options: options)
+    public static func encodeHEIC(
+        _ bitmap: Bitmap, options: EncodeOptions = EncodeOptions(), nclx: (primaries: UInt16, transfer: UInt16)? = nil
+    ) throws -> [UInt8] {
+        try encode(bitmap, compression: heif_compression_HEVC, options: options, nclx: nclx)
     }
 
-    static func encode(_ bitmap: Bitmap, compression: heif_compression_format, options: EncodeOptions) throws -> [UInt8] {
+    static func encode(
+        _ bitmap: Bitmap, compression: heif_compression_format, options: EncodeOptions, nclx: (primaries: UInt16, transfer: UInt16)? = nil
+    ) throws -> [UInt8] {
         try options.validate()
-        if bitmap.format == .gray8 { return try encode(try bitmap.expandedToRGBA8(), compression: compression, options: options) }
+        if bitmap.format == .gray8 { return try encode(try bitmap.expandedToRGBA8(), compression: compression, options: options, nclx: nclx) }
         guard bitmap.format == .rgba8 else {
             throw SfumatoError.unsupported("AVIF encoding takes RGBA8 or Gray8 bitmaps, not \(bitmap.format)")
         }
@@ -80,8 +86,24 @@ extension HEIF {
             let icc = ImageMetadata.sRGBProfile
             _ = heif_image_set_raw_color_profile(image, "prof", icc, icc.count)
         }
+        // The colour as code points: the encoder writes the options' nclx box (libheif 1.15 does not
+        // take it from the image).
+        let encoding = heif_encoding_options_alloc()
+        defer { heif_encoding_options_free(encoding) }
+        let profile = nclx == nil ? nil : heif_nclx_color_profile_alloc()
+        defer { if let profile { heif_nclx_color_profile_free(profile) } }
+        if let nclx, let profile, let encoding {
+            _ = heif_nclx_color_profile_set_color_primaries(profile, nclx.primaries)
+            _ = heif_nclx_color_profile_set_transfer_characteristics(profile, nclx.transfer)
+            _ = heif_nclx_color_profile_set_matrix_coefficients(profile, 6)
+            profile.pointee.full_range_flag = 1
+            _ = heif_image_set_nclx_color_profile(image, profile)
+            encoding.pointee.output_nclx_profile = profile
+            // libheif leaves the box out by default for macOS' sake: here it is the point.
+            encoding.pointee.macOS_compatibility_workaround_no_nclx_profile = 0
+        }
         var handle: OpaquePointer?
-        e = heif_context_encode_image(context, image, encoder, nil, &handle)
+        e = heif_context_encode_image(context, image, encoder, encoding, &handle)
         guard e.code == heif_error_Ok, let handle else { throw error(e, label, "encoding failed") }
         defer { heif_image_handle_release(handle) }
         if let exif = metadata.exif(forUprightWidth: bitmap.width, height: bitmap.height) {

@@ -115,6 +115,18 @@ final class _HEIFFile {
 
     private func readColorProfile() {
         let type = heif_image_handle_get_color_profile_type(handle)
+        if type == heif_color_profile_type_nclx {
+            // Colour given by code points only (Display P3 from a phone, BT.2020): a profile made
+            // from them, converted to sRGB like an embedded one.
+            var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
+            guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let n = nclx else { return }
+            defer { heif_nclx_color_profile_free(n) }
+            guard let (icc, description) = _NCLXProfile.icc(n.pointee) else { return }
+            iccProfile = icc
+            info.iccProfile = description
+            info.metadata.hadColorProfile = true
+            return
+        }
         guard type == heif_color_profile_type_prof || type == heif_color_profile_type_rICC else { return }
         let size = heif_image_handle_get_raw_color_profile_size(handle)
         guard size > 0, size <= Self.metadataLimit else { return }

@@ -22,9 +22,10 @@ extension BlendKernel {
 /// from the start of `count` pixels four at a time, stopping at the first four in which either
 /// input has a pixel that is not opaque: returns how many pixels were blended (a multiple of 4,
 /// or `count`), each result opaque.
-public typealias OpaqueByteRows = @Sendable (
-    _ foreground: UnsafePointer<UInt8>, _ background: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ count: Int
-) -> Int
+public typealias OpaqueByteRows =
+    @Sendable (
+        _ foreground: UnsafePointer<UInt8>, _ background: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>, _ count: Int
+    ) -> Int
 
 /// The 8-bit route of a blend kernel whose every output colour channel depends only on the same
 /// channel of its two inputs, and whose result of two opaque pixels is opaque (the separable
