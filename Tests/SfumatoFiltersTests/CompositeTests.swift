@@ -136,7 +136,14 @@ struct CompositeTests {
             ("multiply", BlendModeFilter<MultiplyBlendMode>.kernel, MultiplyBlendMode.opaqueByteRows),
             ("screen", BlendModeFilter<ScreenBlendMode>.kernel, ScreenBlendMode.opaqueByteRows),
             ("overlay", BlendModeFilter<OverlayBlendMode>.kernel, OverlayBlendMode.opaqueByteRows),
-            ("difference", BlendModeFilter<DifferenceBlendMode>.kernel, DifferenceBlendMode.opaqueByteRows)
+            ("difference", BlendModeFilter<DifferenceBlendMode>.kernel, DifferenceBlendMode.opaqueByteRows),
+            ("darken", BlendModeFilter<DarkenBlendMode>.kernel, DarkenBlendMode.opaqueByteRows),
+            ("lighten", BlendModeFilter<LightenBlendMode>.kernel, LightenBlendMode.opaqueByteRows),
+            ("linear dodge", BlendModeFilter<LinearDodgeBlendMode>.kernel, LinearDodgeBlendMode.opaqueByteRows),
+            ("linear burn", BlendModeFilter<LinearBurnBlendMode>.kernel, LinearBurnBlendMode.opaqueByteRows),
+            ("subtract", BlendModeFilter<SubtractBlendMode>.kernel, SubtractBlendMode.opaqueByteRows),
+            ("exclusion", BlendModeFilter<ExclusionBlendMode>.kernel, ExclusionBlendMode.opaqueByteRows),
+            ("hard light", BlendModeFilter<HardLightBlendMode>.kernel, HardLightBlendMode.opaqueByteRows)
         ]
         // Pixel k pairs source level k % 256 with backdrop level k / 256 in red, and other pairs
         // in green and blue, so every channel's lanes are exercised; 65,537 pixels: a ragged end.

@@ -20,7 +20,7 @@ public enum PointStage: Sendable {
         switch self {
         case .linear(let m): m.isPerChannel
         case .curve: true
-        case .pixel, .pixelIn: false
+        case .pixel(let f), .pixelIn(_, let f): f.isPerChannel
         }
     }
 
@@ -60,6 +60,9 @@ public protocol PixelFunction: Sendable {
     var name: String { get }
     /// Applies the function in place to `count` unpremultiplied pixels (alpha may change).
     func apply(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int)
+    /// Whether each colour channel of the output depends only on the same channel of the input,
+    /// and alpha is kept (default false): 8-bit sources then map through one table per channel.
+    var isPerChannel: Bool { get }
     /// Whether ``apply(_:)-(StraightBytes)`` maps 8-bit pixels directly (default false).
     var mapsStraightBytes: Bool { get }
     /// The same function over straight 8-bit pixels, when `mapsStraightBytes` (see ``StraightBytes``).
@@ -70,6 +73,7 @@ public protocol PixelFunction: Sendable {
 }
 
 extension PixelFunction {
+    public var isPerChannel: Bool { false }
     /// No byte path unless a function provides one.
     public var mapsStraightBytes: Bool { false }
     public func apply(_ bytes: StraightBytes) {}

@@ -32,6 +32,8 @@ public struct ColorClamp: DeclaredFilter, Equatable {
 struct ClampPixels: PixelFunction {
     let low: SIMD4<Float>, high: SIMD4<Float>
     var name: String { "clamp" }
+    /// Alpha bounds of 0...1 or wider leave alpha as it is.
+    var isPerChannel: Bool { low.w <= 0 && high.w >= 1 }
 
     func apply(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         for i in 0..<count { pixels[i] = pointwiseMin(pointwiseMax(pixels[i], low), high) }

@@ -40,6 +40,8 @@ public struct ColorPolynomial: DeclaredFilter, Equatable {
 struct CubicPixels: PixelFunction {
     let a0: SIMD4<Float>, a1: SIMD4<Float>, a2: SIMD4<Float>, a3: SIMD4<Float>
     var name: String { "cubic polynomial" }
+    /// Alpha's polynomial the identity (0, 1, 0, 0).
+    var isPerChannel: Bool { a0.w == 0 && a1.w == 1 && a2.w == 0 && a3.w == 0 }
 
     func apply(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         for i in 0..<count {

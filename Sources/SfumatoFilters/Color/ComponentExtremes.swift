@@ -39,4 +39,18 @@ struct ComponentGrey: PixelFunction {
             pixels[i] = SIMD4(m, m, m, p.w)
         }
     }
+
+    /// 8-bit pixels directly: the stored levels' order is their working values' (both working
+    /// spaces' conversions are increasing), and a level read and stored again is the same level,
+    /// so the largest (smallest) level is what the float path stores.
+    var mapsStraightBytes: Bool { true }
+    func apply(_ bytes: StraightBytes) {
+        let src = UnsafeRawPointer(bytes.source), dst = UnsafeMutableRawPointer(bytes.destination)
+        for i in 0..<bytes.count {
+            let p = src.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt8>.self)
+            let a = p.w
+            let m = a == 0 ? 0 : largest ? max(p.x, p.y, p.z) : min(p.x, p.y, p.z)
+            dst.storeBytes(of: SIMD4(m, m, m, a), toByteOffset: 4 * i, as: SIMD4<UInt8>.self)
+        }
+    }
 }

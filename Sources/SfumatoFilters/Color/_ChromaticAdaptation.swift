@@ -91,6 +91,9 @@ struct _RGBMatrix: PixelFunction {
         self.name = name
     }
 
+    /// A diagonal matrix (a white point) scales each channel on its own.
+    var isPerChannel: Bool { m[0][1] == 0 && m[0][2] == 0 && m[1][0] == 0 && m[1][2] == 0 && m[2][0] == 0 && m[2][1] == 0 }
+
     func apply(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         let r0 = SIMD4(m[0][0], m[0][1], m[0][2], 0), r1 = SIMD4(m[1][0], m[1][1], m[1][2], 0), r2 = SIMD4(m[2][0], m[2][1], m[2][2], 0)
         for i in 0..<count {

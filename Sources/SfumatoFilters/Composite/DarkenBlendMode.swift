@@ -6,6 +6,9 @@ public enum DarkenBlendMode: BlendMode {
         displayName: "Darken Blend Mode", coreImageName: "CIDarkenBlendMode", shortName: "darken", category: .composite,
         summary: "the darker of the two, per channel", parameters: BlendModeParameters.all)
 
+    /// min(b, s) = b - max(b - s, 0).
+    public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in _opaqueByteRows(f, b, o, n) { b, s in b &- _subtractingClamped(b, s) } }
+
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
         pointwiseMin(b, s)
     }

@@ -6,6 +6,9 @@ public enum LightenBlendMode: BlendMode {
         displayName: "Lighten Blend Mode", coreImageName: "CILightenBlendMode", shortName: "lighten", category: .composite,
         summary: "the lighter of the two, per channel", parameters: BlendModeParameters.all)
 
+    /// max(b, s) = s + max(b - s, 0).
+    public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in _opaqueByteRows(f, b, o, n) { b, s in s &+ _subtractingClamped(b, s) } }
+
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
         pointwiseMax(b, s)
     }

@@ -6,6 +6,11 @@ public enum LinearBurnBlendMode: BlendMode {
         displayName: "Linear Burn Blend Mode", coreImageName: "CILinearBurnBlendMode", shortName: "linear-burn", category: .composite,
         summary: "add and subtract 1 (darken), clamped", parameters: BlendModeParameters.all)
 
+    /// max(b + s - 255, 0).
+    public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in
+        _opaqueByteRows(f, b, o, n) { b, s in _subtractingClamped(b &+ s, SIMD8(repeating: 255)) }
+    }
+
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
         pointwiseMax(b + s - SIMD3(repeating: 1), .zero)
     }

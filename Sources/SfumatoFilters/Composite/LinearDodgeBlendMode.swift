@@ -6,6 +6,9 @@ public enum LinearDodgeBlendMode: BlendMode {
         displayName: "Linear Dodge Blend Mode", coreImageName: "CILinearDodgeBlendMode", shortName: "linear-dodge", category: .composite,
         summary: "add (brighten), clamped", parameters: BlendModeParameters.all)
 
+    /// min(b + s, 255): the narrowing to bytes saturates.
+    public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in _opaqueByteRows(f, b, o, n) { b, s in b &+ s } }
+
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
         pointwiseMin(b + s, SIMD3(repeating: 1))
     }

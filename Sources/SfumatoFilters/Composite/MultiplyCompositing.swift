@@ -27,6 +27,8 @@ public struct MultiplyCompositing: DeclaredFilter {
 
 struct _MultiplyCompositingKernel: BlendKernel {
     var name: String { "CIMultiplyCompositing" }
+    /// Opaque pairs: S D, alpha 1: the multiply blend mode's vector code.
+    var opaqueBytes: OpaqueByteBlend? { MultiplyBlendMode.opaqueByteRows.map { .perChannel(rows: $0) } }
     func outputExtent(foreground: Rect, background: Rect) -> Rect { foreground.intersection(background) }
     func apply(
         foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,

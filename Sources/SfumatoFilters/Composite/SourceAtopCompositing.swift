@@ -27,6 +27,8 @@ public struct SourceAtopCompositing: DeclaredFilter {
 
 struct _SourceAtopCompositingKernel: BlendKernel {
     var name: String { "CISourceAtopCompositing" }
+    /// Opaque pairs: the source, opaque.
+    var opaqueBytes: OpaqueByteBlend? { .perChannel(rows: { f, b, o, n in _opaqueByteRows(f, b, o, n) { _, s in s } }) }
     func outputExtent(foreground: Rect, background: Rect) -> Rect { background }
     func apply(
         foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,

@@ -6,6 +6,9 @@ public enum SubtractBlendMode: BlendMode {
         displayName: "Subtract Blend Mode", coreImageName: "CISubtractBlendMode", shortName: "subtract", category: .composite,
         summary: "the source taken from the backdrop, clamped", parameters: BlendModeParameters.all)
 
+    /// max(b - s, 0).
+    public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in _opaqueByteRows(f, b, o, n) { b, s in _subtractingClamped(b, s) } }
+
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
         pointwiseMax(b - s, .zero)
     }
