@@ -62,6 +62,14 @@ struct BlurEverydayTests {
             }
             return acc / 17
         },
+        // The default angle with a whole radius: a box across (8-bit tiles: running sums).
+        Case(filter: MotionBlur(radius: 6, angle: 0)) { s, x, y in
+            (-6...6).reduce(SIMD3<Double>.zero) { $0 + s.bilinear(Double(x) + 0.5 + Double($1), Double(y) + 0.5) } / 13
+        },
+        // Straight down: a box down the columns.
+        Case(filter: MotionBlur(radius: 5, angle: .pi / 2)) { s, x, y in
+            (-5...5).reduce(SIMD3<Double>.zero) { $0 + s.bilinear(Double(x) + 0.5, Double(y) + 0.5 + Double($1)) } / 11
+        },
         Case(filter: ZoomBlur(center: [300, 200], amount: 6)) { s, x, y in
             let px = Double(x) + 0.5, py = Double(y) + 0.5
             let ex = (300 - px) * 0.06, ey = (200 - py) * 0.06

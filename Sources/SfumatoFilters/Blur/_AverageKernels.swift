@@ -87,34 +87,6 @@ func _bilinear(_ t: FloatTile, _ px: Double, _ py: Double) -> SIMD4<Float> {
     return top + (bottom - top) * fy
 }
 
-/// The mean of 2n + 1 bilinear samples along a segment through the pixel centre:
-/// p + (k radius / n)(cos a, sin a), k = -n...n, n = max(1, ceil(radius)).
-struct _MotionKernel: NeighborhoodKernel {
-    let radius: Double, angle: Double
-    var steps: Int { max(1, Int(radius.rounded(.up))) }
-    var name: String { "CIMotionBlur" }
-    var detail: String { "\(2 * steps + 1) samples along \(angle) rad" }
-    func outputExtent(forInput extent: Rect) -> Rect { extent }
-    func regionOfInterest(for output: Rect) -> Rect {
-        let m = Int(radius.rounded(.up)) + 2
-        return output.insetBy(dx: -m, dy: -m)
-    }
-
-    func apply(input: FloatTile, output out: FloatTile, scratch: TileScratch) throws {
-        let n = steps, dx = cos(angle) * radius / Double(n), dy = sin(angle) * radius / Double(n)
-        let scale = 1 / Float(2 * n + 1)
-        for y in out.rect.y..<out.rect.maxY {
-            let dst = out.row(y)
-            for x in out.rect.x..<out.rect.maxX {
-                var acc = SIMD4<Float>.zero
-                let cx = Double(x) + 0.5, cy = Double(y) + 0.5
-                for k in -n...n { acc += _bilinear(input, cx + Double(k) * dx, cy + Double(k) * dy) }
-                dst[x - out.rect.x] = acc * scale
-            }
-        }
-    }
-}
-
 /// The mean of bilinear samples from the pixel centre p toward the centre c, over `fraction` of
 /// the way: q_k = p + (c - p) fraction k / n, k = 0...n, n = max(1, ceil(fraction |c - p|)).
 struct _ZoomKernel: NeighborhoodKernel {
