@@ -20,6 +20,16 @@ struct _DetailBlend: BlendKernel {
 
     func outputExtent(foreground: Rect, background: Rect) -> Rect { foreground }
 
+    /// Bloom and gloom mix each channel with itself and stay within 0...1, so opaque 8-bit pairs
+    /// go through the table of their float results; the sharpeners can leave 0...1, which an
+    /// 8-bit result would clip before a later filter, so they stay in float.
+    var opaqueBytes: OpaqueByteBlend? {
+        switch rule {
+        case .bloom, .gloom: .perChannel
+        case .unsharp, .luminance, .shrink: nil
+        }
+    }
+
     func apply(
         foreground: UnsafePointer<SIMD4<Float>>, background: UnsafePointer<SIMD4<Float>>,
         output: UnsafeMutablePointer<SIMD4<Float>>, count: Int

@@ -71,3 +71,46 @@ struct _CellMeanKernel: NeighborhoodKernel {
         }
     }
 }
+
+/// The cell means on 8-bit tiles: integer sums (a cell of at most 2^23 pixels of 255 stays
+/// below 2^31 in each channel), round(sum / n) by a float multiply (exact where the product's
+/// error is below the 1 / 2n a mean of integers keeps from a half: cells of up to 16,000 pixels;
+/// within its rounding beyond), the float route's level there.
+extension _CellMeanKernel {
+    var supportsBytes: Bool { true }
+    var supportsGray: Bool { true }
+
+    func apply(input: ByteTile, output out: ByteTile, scratch: TileScratch) throws {
+        let o = out.rect, c = input.channels, n = size * size
+        let scale = SIMD4<Float>(repeating: 1 / Float(n))
+        var cy = cellStart(o.y, y0)
+        while cy < o.maxY {
+            var cx = cellStart(o.x, x0)
+            while cx < o.maxX {
+                var acc = SIMD4<Int32>.zero
+                for y in cy..<(cy + size) {
+                    let src = input.pointer(x: cx, y: y)
+                    if c == 4 {
+                        let raw = UnsafeRawPointer(src)
+                        for i in 0..<size { acc &+= _widenedBytes(raw.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt8>.self)) }
+                    } else {
+                        for i in 0..<size { acc.x &+= Int32(src[i]) }
+                    }
+                }
+                let mean = SIMD4<UInt8>(truncatingIfNeeded: _roundedInts(SIMD4<Float>(acc) * scale))
+                for y in max(cy, o.y)..<min(cy + size, o.maxY) {
+                    let dst = out.pointer(x: max(cx, o.x), y: y)
+                    let count = min(cx + size, o.maxX) - max(cx, o.x)
+                    if c == 4 {
+                        let raw = UnsafeMutableRawPointer(dst)
+                        for i in 0..<count { raw.storeBytes(of: mean, toByteOffset: 4 * i, as: SIMD4<UInt8>.self) }
+                    } else {
+                        dst.update(repeating: mean.x, count: count)
+                    }
+                }
+                cx += size
+            }
+            cy += size
+        }
+    }
+}
