@@ -33,6 +33,7 @@ struct WideVectorTests {
         ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("gaussian 19.9 clamp", GaussianBlur(radius: 19.9, edges: .clamp)),
         ("median 3x3", Median(diameter: 3)),
         ("gamma 1.5 (a table on grey)", GammaAdjust(power: 1.5)), ("histogram equalization", HistogramEqualization()),
+        ("white point (three tables on RGBA)", WhitePointAdjust(color: [1, 0.9, 0.7, 1])), ("colour invert", ColorInvert()),
         ("hue 1 (a matrix)", HueAdjust(angle: 1)), ("colour controls, clipping", ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2)),
         ("threshold 0.5", ThresholdBinary(threshold: 0.5)), ("threshold 0.3, maximum 0.7", ThresholdBinary(threshold: 0.3, maximum: 0.7)),
         ("closing 5x5", Closing(width: 5, height: 5)), ("opening 9x3", Opening(width: 9, height: 3)),
