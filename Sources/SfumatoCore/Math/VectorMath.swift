@@ -185,6 +185,17 @@ public func _allOpaque(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> Bool {
     return m.x & m.y & 0xFF00_0000_FF00_0000 == 0xFF00_0000_FF00_0000
 }
 
+/// Each 32-bit lane shifted right by `bits` (a constant: 8, 16 or 24), as sixteen bytes
+/// (`psrld`): the low byte of each lane then holds the byte `bits / 8` above it.
+@inlinable @inline(__always)
+public func _bytesShiftedDown(_ v: SIMD4<UInt32>, _ bits: Int32) -> SIMD16<UInt8> {
+    #if arch(x86_64)
+        return unsafeBitCast(_mm_srli_epi32(unsafeBitCast(v, to: __m128i.self), bits), to: SIMD16<UInt8>.self)
+    #else
+        return unsafeBitCast(v &>> UInt32(bits), to: SIMD16<UInt8>.self)
+    #endif
+}
+
 /// Converts integers in -2^22 ..< 2^22 to floats without a per-lane library call (the generic
 /// SIMD conversion is one). Public for the 8-bit kernels of other modules.
 ///
