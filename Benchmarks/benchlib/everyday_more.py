@@ -277,13 +277,13 @@ def everyday_more_rows(t) -> None:
                                                  odx=mc[0, 2], ody=mc[1, 2], extend="copy").copy_memory()) or None,
         pillow=pil_ok and (lambda: pim.transform((w, h), Image.AFFINE, pil_aff, Image.BILINEAR)) or None)
     # Every Jacobian row of the output → input map is shorter than 1 over the frame: no kernel widening.
-    corners = [(-0.1 * w, -0.1 * h), (1.1 * w, -0.1 * h), (1.02 * w, 1.05 * h), (-0.02 * w, 1.05 * h)]
+    corners = [(-0.1 * w, -0.1 * h), (1.1 * w, -0.1 * h), (1.05 * w, 1.1 * h), (-0.05 * w, 1.1 * h)]
     frame = [(0, 0), (w, 0), (w, h), (0, h)]
     hcv = homography([(x - 0.5, y - 0.5) for x, y in frame], [(x - 0.5, y - 0.5) for x, y in corners])
     hpil = homography(corners, frame)  # Pillow wants the output → input map, pixel-corner coordinates
     pil_persp = tuple(float(x) for x in (hpil / hpil[2, 2]).ravel()[:8])
-    row("Perspective (keystone), bilinear", "8-bit; the frame's corners moved out (top 10 % each way, bottom 2 % "
-        "sideways, 5 % down): one projective map that enlarges everywhere (no widened kernel), bilinear; "
+    row("Perspective (keystone), bilinear", "8-bit; the frame's corners moved out (top 10 % each way, bottom 5 % "
+        "sideways, 10 % down): one projective map that enlarges everywhere (no widened kernel), bilinear; "
         "cv2.warpPerspective, Pillow transform PERSPECTIVE; vips has no perspective warp", "CIPerspectiveTransform",
         F("none", "rgba8", "CIPerspectiveTransform:" + ",".join(
             f"input{k}=[{x:g};{y:g}]" for k, (x, y) in zip(("TopLeft", "TopRight", "BottomRight", "BottomLeft"), corners))

@@ -91,7 +91,7 @@ struct GeometryTests {
         }
     }
 
-    @Test("affine rows on 8-bit tiles give the float route's bytes: the interior within a level, the soft edges (in float) exactly")
+    @Test("turns and a keystone on 8-bit tiles give the float route's bytes: the interior within a level, the soft edges (in float) exactly")
     func byteRoute() throws {
         let photo = try Fixtures.photo("rocket.jpg")
         let none = RenderContext(workingSpace: .none)
@@ -103,11 +103,13 @@ struct GeometryTests {
             for i in 0..<(4 * photo.width) { dst[i] = Float(src[i]) * (1 / 255) }
         }
         let turn = ProjectiveMap(AffineMap.rotation(0.3).concatenating(.translation(dx: 12.25, dy: -7.5)))
-        for sampling in [Sampling.bilinear, .bicubic] {
-            let bytes = Image(bitmap: photo).transformed(by: turn, sampling: sampling)
+        // A keystone that enlarges everywhere: the rows route with a division a pixel.
+        let keystone = ProjectiveMap(mapping: Rect(width: 640, height: 427), to: [(-64, -43), (704, -43), (672, 470), (-32, 470)])!
+        for (map, sampling) in [(turn, Sampling.bilinear), (turn, .bicubic), (keystone, .bilinear), (keystone, .bicubic)] {
+            let bytes = Image(bitmap: photo).transformed(by: map, sampling: sampling)
             #expect(try none.explain(bytes, rect: bytes.extent).contains("on 8-bit tiles"), "\(sampling) takes the 8-bit route")
             let a = try none.render(bytes, rect: bytes.extent)
-            let b = try none.render(Image(bitmap: floats).transformed(by: turn, sampling: sampling), rect: bytes.extent)
+            let b = try none.render(Image(bitmap: floats).transformed(by: map, sampling: sampling), rect: bytes.extent)
 
             var worst = 0, edges = 0, edgeDiffs = 0
             for y in 0..<a.height {

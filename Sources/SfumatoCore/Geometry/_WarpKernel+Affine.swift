@@ -1,16 +1,17 @@
 import Foundation
 
 extension _WarpKernel {
-    /// Whether the affine rows apply: an affine map that shrinks nowhere (no widening), sampled
-    /// bilinearly or bicubically. Turns, shears and enlargements are this case.
+    /// Whether the rows apply: a map that shrinks nowhere (no widening), sampled bilinearly or
+    /// bicubically. Turns, shears, enlargements and most perspective corrections are this case.
     var usesAffineRows: Bool {
-        forward.isAffine && widest <= 1 + 1e-12 && (sampling == .bilinear || sampling == .bicubic)
+        widest <= 1 + 1e-12 && (sampling == .bilinear || sampling == .bicubic)
     }
 
     /// The same pixels as the general sampler, faster: the point is two multiply-adds from the
-    /// pixel's coordinates, and the 2x2 (bilinear) or 4x4 (bicubic) block's weights come from the
-    /// kernel's formula, not its table. A pixel whose block is not all inside the input (the
-    /// transparent soft edge) is left to `edge`, the general sampler.
+    /// pixel's coordinates (and a division, for a projective map), and the 2x2 (bilinear) or 4x4
+    /// (bicubic) block's weights come from the kernel's formula, not its table. A pixel whose
+    /// block is not all inside the input (the transparent soft edge) is left to `edge`, the
+    /// general sampler.
     func applyAffineRows<R: _TileReader, W: _TileWriter>(input tile: R, output out: W, have: Rect, edge: (Int, Int) -> SIMD4<Float>) {
         let m = inverse.m
         let (a, b, c, d, e, f) = (m[0], m[1], m[2], m[3], m[4], m[5])
@@ -19,12 +20,17 @@ extension _WarpKernel {
         // The block's first tap may be as low as have.x + before; its last as high as maxX - 1.
         let xLow = Double(have.x + before), xHigh = Double(have.maxX - 1 - after)
         let yLow = Double(have.y + before), yHigh = Double(have.maxY - 1 - after)
+        let affine = forward.isAffine
         for y in out.rect.y..<out.rect.maxY {
             let cy = Double(y) + 0.5
             let rowU = b * cy + c - 0.5, rowV = e * cy + f - 0.5
             for x in out.rect.x..<out.rect.maxX {
                 let cx = Double(x) + 0.5
-                let u = a * cx + rowU, v = d * cx + rowV
+                var u = a * cx + rowU, v = d * cx + rowV
+                if !affine {
+                    let p = inverse.apply(x: cx, y: cy)
+                    (u, v) = p.w > 0 ? (p.x - 0.5, p.y - 0.5) : (.nan, .nan)
+                }
                 let fu = _floor(u), fv = _floor(v)
                 // Also false for NaN: the general sampler decides those.
                 guard fu >= xLow, fu <= xHigh, fv >= yLow, fv <= yHigh else {

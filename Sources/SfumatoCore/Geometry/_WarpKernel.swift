@@ -104,34 +104,37 @@ struct _WarpKernel: NeighborhoodKernel {
     var interiorBandRows: Int? { usesAffineRows ? 16 : nil }
 
     /// The output pixels of `rect` whose sampling blocks lie inside `input` (so no transparency
-    /// from beyond the edge reaches them): for affine rows, the columns whose mapped points stay
-    /// inside at the rectangle's first and last rows (the map is affine: in between too); for
-    /// nearest sampling all of it (whole pixels are moved, never mixed with the outside).
+    /// from beyond the edge reaches them), for the rows route: the columns whose mapped points
+    /// stay inside at the rectangle's first and last rows. Along a row, u = N(x) / D(x) with N and
+    /// D linear, so each bound is a linear inequality once multiplied by D > 0; inside at both
+    /// rows means inside between them (the inside is convex and the map keeps lines straight).
+    /// For nearest sampling all of `rect` (whole pixels are moved, never mixed with the outside).
     func interior(of rect: Rect, input extent: Rect) -> Rect {
-        if sampling == .nearest { return rect }  // nearest moves whole pixels: no partial alpha
+        if sampling == .nearest { return rect }
         guard usesAffineRows, !extent.isInfinite, !rect.isEmpty else { return .zero }
         let cubic = sampling == .bicubic
         let before = cubic ? 1 : 0, after = cubic ? 2 : 1
-        // floor(u) within [extent.x + before, extent.maxX - 1 - after]: u in [lo, hi + 1).
-        let uLow = Double(extent.x + before), uHigh = Double(extent.maxX - after)
-        let vLow = Double(extent.y + before), vHigh = Double(extent.maxY - after)
+        // floor(N / D - 0.5) within [x + before, maxX - 1 - after]: N / D in [x + before + 0.5, maxX - after + 0.5).
+        let uLow = Double(extent.x + before) + 0.5, uHigh = Double(extent.maxX - after) + 0.5
+        let vLow = Double(extent.y + before) + 0.5, vHigh = Double(extent.maxY - after) + 0.5
         let m = inverse.m
         var x0 = Double(rect.x), x1 = Double(rect.maxX)  // output columns [x0, x1) by their centres
         for row in [rect.y, rect.maxY - 1] {
             let cy = Double(row) + 0.5
-            // u = a cx + (b cy + c - 0.5), and v likewise; cx = x + 0.5.
-            for (k, base, low, high) in [
-                (m[0], m[1] * cy + m[2] - 0.5, uLow, uHigh), (m[3], m[4] * cy + m[5] - 0.5, vLow, vHigh)
-            ] {
-                // low <= k cx + base < high, with a margin of a pixel for rounding.
+            // Each as k cx + base > 0, cx = x + 0.5.
+            let du = m[1] * cy + m[2], dv = m[4] * cy + m[5], dw = m[7] * cy + m[8]
+            let bounds: [(Double, Double)] = [
+                (m[6], dw),  // D > 0
+                (m[0] - uLow * m[6], du - uLow * dw), (uHigh * m[6] - m[0], uHigh * dw - du),
+                (m[3] - vLow * m[6], dv - vLow * dw), (vHigh * m[6] - m[3], vHigh * dw - dv)
+            ]
+            for (k, base) in bounds {
                 if abs(k) < 1e-12 {
-                    if !(base >= low + 1e-9 && base < high - 1e-9) { return .zero }
+                    if !(base > 1e-9) { return .zero }
                     continue
                 }
-                var a = (low - base) / k, b = (high - base) / k
-                if k < 0 { (a, b) = (b, a) }
-                x0 = max(x0, (a - 0.5).rounded(.up) + 1)
-                x1 = min(x1, (b - 0.5).rounded(.down) - 1)
+                let edge = -base / k - 0.5  // the x where k cx + base = 0
+                if k > 0 { x0 = max(x0, edge.rounded(.up) + 1) } else { x1 = min(x1, edge.rounded(.down) - 1) }
             }
         }
         guard x0.isFinite, x1.isFinite, x1 > x0 else { return .zero }
