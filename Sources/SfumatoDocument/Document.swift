@@ -87,7 +87,10 @@ public final class Document: @unchecked Sendable {
             unlink(temporary)
             throw SfumatoError.io("\(path): cannot create (\(String(cString: strerror(errno))))")
         }
-        return try Document(path: path)
+        let document = try Document(path: path)
+        // The stored bytes decoded as `photo()` would decode them: a 24 MP HEIC is not decoded twice.
+        document.photoCache = decoded.bitmap
+        return document
     }
 
     /// Opens an existing document, checking that it is one, that it is intact and that this

@@ -13,6 +13,9 @@ extension _WarpKernel {
     /// block is not all inside the input (the transparent soft edge) is left to `edge`, the
     /// general sampler.
     func applyAffineRows<R: _TileReader, W: _TileWriter>(input tile: R, output out: W, have: Rect, edge: (Int, Int) -> SIMD4<Float>) {
+        if sampling == .bilinear, let bytes = tile as? _ByteReader, let target = out as? _ByteWriter {
+            return bilinearBytes(bytes.tile, target.tile, have: have, edge: edge)
+        }
         let m = inverse.m
         let (a, b, c, d, e, f) = (m[0], m[1], m[2], m[3], m[4], m[5])
         let cubic = sampling == .bicubic
@@ -57,6 +60,54 @@ extension _WarpKernel {
                     let lower = b0 + (b1 - b0) * tx
                     out.set(x, y, upper + (lower - upper) * ty)
                 }
+            }
+        }
+    }
+
+    /// Bilinear rows from and to 8-bit tiles: the float route's arithmetic on the same values
+    /// (each byte b as b x (1/255), the same lerps), with the two pixels of each tap row read in
+    /// one 8-byte load and converted together.
+    private func bilinearBytes(_ tile: ByteTile, _ out: ByteTile, have: Rect, edge: (Int, Int) -> SIMD4<Float>) {
+        let m = inverse.m
+        let (a, b, c, d, e, f) = (m[0], m[1], m[2], m[3], m[4], m[5])
+        let xLow = Double(have.x), xHigh = Double(have.maxX - 2), yLow = Double(have.y), yHigh = Double(have.maxY - 2)
+        let affine = forward.isAffine
+        let base = UnsafeRawPointer(tile.base), rowBytes = 4 * tile.stride
+        let tx0 = tile.rect.x, ty0 = tile.rect.y
+        let scale = SIMD8<Float>(repeating: 1 / 255)
+        for y in out.rect.y..<out.rect.maxY {
+            let cy = Double(y) + 0.5
+            let rowU = b * cy + c - 0.5, rowV = e * cy + f - 0.5
+            let dst = UnsafeMutableRawPointer(out.row(y))
+            for x in out.rect.x..<out.rect.maxX {
+                let cx = Double(x) + 0.5
+                var u = a * cx + rowU, v = d * cx + rowV
+                if !affine {
+                    let p = inverse.apply(x: cx, y: cy)
+                    (u, v) = p.w > 0 ? (p.x - 0.5, p.y - 0.5) : (.nan, .nan)
+                }
+                let o = 4 &* (x &- out.rect.x)
+                // floor(u) in [xLow, xHigh] is u in [xLow, xHigh + 1) (false for NaN too).
+                guard u >= xLow, u < xHigh + 1, v >= yLow, v < yHigh + 1 else {
+                    dst.storeBytes(of: _Convert.floatToBytes(edge(x, y)), toByteOffset: o, as: SIMD4<UInt8>.self)
+                    continue
+                }
+                // Inside the tile, so within Int's range: floor by truncation, one down for negatives.
+                let tu = _truncated(u), tv = _truncated(v)
+                let iu = Double(tu) > u ? tu &- 1 : tu, iv = Double(tv) > v ? tv &- 1 : tv
+                let fu = Double(iu), fv = Double(iv)
+                let p = base + ((iv &- ty0) &* rowBytes &+ 4 &* (iu &- tx0))
+                // Two pixels a load: (t0, t1) above, (b0, b1) below.
+                @inline(__always) func floats(_ q: UnsafeRawPointer) -> SIMD8<Float> {
+                    let w = _widenedBytes(q.loadUnaligned(as: SIMD8<UInt8>.self))
+                    return SIMD8(lowHalf: _floats(fromInts: w.lowHalf), highHalf: _floats(fromInts: w.highHalf)) * scale
+                }
+                let top = floats(p), bottom = floats(p + rowBytes)
+                let tx = Float(u - fu), ty = Float(v - fv)
+                let t0 = top.lowHalf, t1 = top.highHalf, b0 = bottom.lowHalf, b1 = bottom.highHalf
+                let upper = t0 + (t1 - t0) * tx
+                let lower = b0 + (b1 - b0) * tx
+                dst.storeBytes(of: _Convert.floatToBytes(upper + (lower - upper) * ty), toByteOffset: o, as: SIMD4<UInt8>.self)
             }
         }
     }

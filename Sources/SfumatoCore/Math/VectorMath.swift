@@ -110,6 +110,20 @@ public func _widenedBytes(_ v: SIMD16<UInt8>) -> (low: SIMD8<UInt16>, high: SIMD
     #endif
 }
 
+/// Eight bytes widened to 32-bit lanes (unpacks against zero on x86-64).
+@inlinable @inline(__always)
+public func _widenedBytes(_ v: SIMD8<UInt8>) -> SIMD8<Int32> {
+    #if arch(x86_64)
+        let x = _mm_cvtsi64_si128(unsafeBitCast(v, to: Int64.self)), zero = _mm_setzero_si128()
+        let words = _mm_unpacklo_epi8(x, zero)
+        return SIMD8(
+            lowHalf: unsafeBitCast(_mm_unpacklo_epi16(words, zero), to: SIMD4<Int32>.self),
+            highHalf: unsafeBitCast(_mm_unpackhi_epi16(words, zero), to: SIMD4<Int32>.self))
+    #else
+        return SIMD8<Int32>(truncatingIfNeeded: v)
+    #endif
+}
+
 /// Four bytes widened to 32-bit lanes (two unpacks against zero on x86-64).
 ///
 /// ```swift
@@ -193,6 +207,27 @@ public func _bytesShiftedDown(_ v: SIMD4<UInt32>, _ bits: Int32) -> SIMD16<UInt8
         return unsafeBitCast(_mm_srli_epi32(unsafeBitCast(v, to: __m128i.self), bits), to: SIMD16<UInt8>.self)
     #else
         return unsafeBitCast(v &>> UInt32(bits), to: SIMD16<UInt8>.self)
+    #endif
+}
+
+/// 32-bit integers to floats, one `cvtdq2ps` (exact below 2^24 in magnitude).
+@inlinable @inline(__always)
+public func _floats(fromInts v: SIMD4<Int32>) -> SIMD4<Float> {
+    #if arch(x86_64)
+        return _mm_cvtepi32_ps(unsafeBitCast(v, to: __m128i.self))
+    #else
+        return SIMD4<Float>(v)
+    #endif
+}
+
+/// A double truncated toward zero to an integer, one `cvttsd2si` with no range check: the
+/// caller keeps |v| below 2^63 (beyond, the result is unspecified).
+@inlinable @inline(__always)
+public func _truncated(_ v: Double) -> Int {
+    #if arch(x86_64)
+        return Int(_mm_cvttsd_si64(_mm_set_sd(v)))
+    #else
+        return Int(v)
     #endif
 }
 
