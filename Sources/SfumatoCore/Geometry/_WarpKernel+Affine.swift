@@ -29,11 +29,7 @@ extension _WarpKernel {
             let rowU = b * cy + c - 0.5, rowV = e * cy + f - 0.5
             for x in out.rect.x..<out.rect.maxX {
                 let cx = Double(x) + 0.5
-                var u = a * cx + rowU, v = d * cx + rowV
-                if !affine {
-                    let p = inverse.apply(x: cx, y: cy)
-                    (u, v) = p.w > 0 ? (p.x - 0.5, p.y - 0.5) : (.nan, .nan)
-                }
+                let (u, v) = affine ? (a * cx + rowU, d * cx + rowV) : projected(cx, cy)
                 let fu = _floor(u), fv = _floor(v)
                 // Also false for NaN: the general sampler decides those.
                 guard fu >= xLow, fu <= xHigh, fv >= yLow, fv <= yHigh else {
@@ -81,11 +77,7 @@ extension _WarpKernel {
             let dst = UnsafeMutableRawPointer(out.row(y))
             for x in out.rect.x..<out.rect.maxX {
                 let cx = Double(x) + 0.5
-                var u = a * cx + rowU, v = d * cx + rowV
-                if !affine {
-                    let p = inverse.apply(x: cx, y: cy)
-                    (u, v) = p.w > 0 ? (p.x - 0.5, p.y - 0.5) : (.nan, .nan)
-                }
+                let (u, v) = affine ? (a * cx + rowU, d * cx + rowV) : projected(cx, cy)
                 let o = 4 &* (x &- out.rect.x)
                 // floor(u) in [xLow, xHigh] is u in [xLow, xHigh + 1) (false for NaN too).
                 guard u >= xLow, u < xHigh + 1, v >= yLow, v < yHigh + 1 else {
@@ -110,6 +102,13 @@ extension _WarpKernel {
                 dst.storeBytes(of: _Convert.floatToBytes(upper + (lower - upper) * ty), toByteOffset: o, as: SIMD4<UInt8>.self)
             }
         }
+    }
+
+    /// A pixel centre mapped back through a projective map, less half a pixel (the sampling
+    /// grid's origin); NaN where it falls behind the viewer.
+    @inline(__always) private func projected(_ cx: Double, _ cy: Double) -> (Double, Double) {
+        let p = inverse.apply(x: cx, y: cy)
+        return p.w > 0 ? (p.x - 0.5, p.y - 0.5) : (.nan, .nan)
     }
 
     /// Keys' cubic (a = -0.75) at distances 1 + t, t, 1 - t, 2 - t: the weights of taps -1...2

@@ -184,14 +184,22 @@ struct _ResampleKernel: NeighborhoodKernel {
             for y in out.rect.y..<out.rect.maxY { out.row(y).update(repeating: .zero, count: out.rect.width) }
         }
         if r.isEmpty { return }
-        // Every tap lies inside the input (see `_ResampleAxis.add`), and the region of interest
-        // holds every tap of the tile's outputs, so the passes read without clamping.
-        let ix0 = input.rect.x
-        let mid = scratch.floatTile(Rect(x: r.x, y: input.rect.y, width: r.width, height: input.rect.height))
+        passes(input.rect, r, scratch, row: { UnsafePointer(input.row($0)) }, target: { out.pointer(x: r.x, y: $0) }, finish: { _, _ in })
+    }
+
+    /// The horizontal pass over input rows (`row(y)`: floats from `input.x`), then the vertical
+    /// pass into `target(y)`, handed to `finish` row by row. Every tap lies inside the input (see
+    /// `_ResampleAxis.add`), and the region of interest holds every tap of the tile's outputs, so
+    /// the passes read without clamping.
+    private func passes(
+        _ input: Rect, _ r: Rect, _ scratch: TileScratch, row: (Int) -> UnsafePointer<SIMD4<Float>>,
+        target: (Int) -> UnsafeMutablePointer<SIMD4<Float>>, finish: (Int, UnsafeMutablePointer<SIMD4<Float>>) -> Void
+    ) {
+        let mid = scratch.floatTile(Rect(x: r.x, y: input.y, width: r.width, height: input.height))
         horizontal.withTaps { start, count, offset, w in
             let first = r.x - horizontal.outputOrigin
-            for y in input.rect.y..<input.rect.maxY {
-                let src = input.row(y) - ix0
+            for y in input.y..<input.maxY {
+                let src = row(y) - input.x
                 let dst = mid.row(y) - first
                 for i in first..<(first + r.width) {
                     let taps = src + start[i], weights = w + offset[i]
@@ -204,13 +212,14 @@ struct _ResampleKernel: NeighborhoodKernel {
         vertical.withTaps { start, count, offset, w in
             for y in r.y..<r.maxY {
                 let i = y - vertical.outputOrigin
-                let dst = out.pointer(x: r.x, y: y)
+                let dst = target(y)
                 dst.update(repeating: .zero, count: r.width)
                 for t in 0..<count[i] {
                     let src = mid.row(start[i] + t)
                     let wt = w[offset[i] + t]
                     for x in 0..<r.width { dst[x] += src[x] * wt }
                 }
+                finish(y, dst)
             }
         }
     }
@@ -232,34 +241,14 @@ extension _ResampleKernel {
             for y in out.rect.y..<out.rect.maxY { out.row(y).update(repeating: 0, count: 4 * out.rect.width) }
         }
         if r.isEmpty { return }
-        let ix0 = input.rect.x
-        let mid = scratch.floatTile(Rect(x: r.x, y: input.rect.y, width: r.width, height: input.rect.height))
-        let line = scratch.buffer(of: SIMD4<Float>.self, count: max(input.rect.width, r.width))
-        horizontal.withTaps { start, count, offset, w in
-            let first = r.x - horizontal.outputOrigin
-            for y in input.rect.y..<input.rect.maxY {
-                _Convert.bytesToFloats(input.row(y), input.rect.width, line)
-                let src = line - ix0
-                let dst = mid.row(y) - first
-                for i in first..<(first + r.width) {
-                    let taps = src + start[i], weights = w + offset[i]
-                    var acc = SIMD4<Float>.zero
-                    for t in 0..<count[i] { acc += taps[t] * weights[t] }
-                    dst[i] = acc
-                }
-            }
-        }
-        vertical.withTaps { start, count, offset, w in
-            for y in r.y..<r.maxY {
-                let i = y - vertical.outputOrigin
-                line.update(repeating: .zero, count: r.width)
-                for t in 0..<count[i] {
-                    let src = mid.row(start[i] + t)
-                    let wt = w[offset[i] + t]
-                    for x in 0..<r.width { line[x] += src[x] * wt }
-                }
-                _Convert.floatsToBytes(line, r.width, out.pointer(x: r.x, y: y))
-            }
-        }
+        let source = scratch.buffer(of: SIMD4<Float>.self, count: input.rect.width)
+        let line = scratch.buffer(of: SIMD4<Float>.self, count: r.width)
+        passes(
+            input.rect, r, scratch,
+            row: { y in
+                _Convert.bytesToFloats(input.row(y), input.rect.width, source)
+                return UnsafePointer(source)
+            },
+            target: { _ in line }, finish: { y, values in _Convert.floatsToBytes(values, r.width, out.pointer(x: r.x, y: y)) })
     }
 }
