@@ -1,6 +1,8 @@
 """Rows for the everyday Core Image filters: geometry, blend modes, blurs, reductions, 3D LUTs."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .common import PIL, WORK, Image, ImageChops, ImageFilter, ImageStat, cv2, pyvips
@@ -47,13 +49,21 @@ def everyday_rows(t) -> None:
         pillow=pil_ok and (lambda: pim.resize((ow, oh), Image.LANCZOS)) or None)
     angle = 0.17
     c, si = np.cos(angle), np.sin(angle)
-    m = np.array([[c, -si, 0.0], [si, c, 0.0]])
-    row("Affine turn 0.17 rad, bilinear", "8-bit; each output pixel mapped back and interpolated bilinearly; output "
-        "the bounding box (Sfumato) or the input's size (peers)", "CIAffineTransform",
+    # Every tool writes the turned image's bounding box (as Sfumato and vips do by themselves):
+    # the same output pixels everywhere.
+    xs = [c * x - si * y for x, y in ((0, 0), (w, 0), (0, h), (w, h))]
+    ys = [si * x + c * y for x, y in ((0, 0), (w, 0), (0, h), (w, h))]
+    ox, oy = math.floor(min(xs)), math.floor(min(ys))
+    bw, bh = math.ceil(max(xs)) - ox, math.ceil(max(ys)) - oy
+    # OpenCV's pixels sit at whole coordinates, Sfumato's and Pillow's centres at halves.
+    m = np.array([[c, -si, 0.5 * c - 0.5 * si - 0.5 - ox], [si, c, 0.5 * si + 0.5 * c - 0.5 - oy]])
+    row("Affine turn 0.17 rad, bilinear", f"8-bit; each output pixel mapped back and interpolated bilinearly; "
+        f"every tool writes the bounding box, {bw}×{bh}", "CIAffineTransform",
         F("none", "rgba8", f"CIAffineTransform:inputTransform=[{c};{si};{-si};{c};0;0],inputSampling=bilinear"),
-        opencv=cv_ok and (lambda: cv2.warpAffine(bgr, m, (w, h), flags=cv2.INTER_LINEAR)) or None,
+        opencv=cv_ok and (lambda: cv2.warpAffine(bgr, m, (bw, bh), flags=cv2.INTER_LINEAR)) or None,
         libvips=vips_ok and (lambda: vimg.affine([c, -si, si, c], interpolate=pyvips.Interpolate.new("bilinear")).copy_memory()) or None,
-        pillow=pil_ok and (lambda: pim.transform((w, h), Image.AFFINE, (c, si, 0, -si, c, 0), Image.BILINEAR)) or None)
+        pillow=pil_ok and (lambda: pim.transform((bw, bh), Image.AFFINE, (c, si, c * ox + si * oy, -si, c, -si * ox + c * oy),
+                                                 Image.BILINEAR)) or None)
 
     # ---- blurs
     row("Box blur 9×9", "8-bit; the mean over a 9×9 square, edges clamped", "CIBoxBlur",

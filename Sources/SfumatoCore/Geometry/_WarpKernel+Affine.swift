@@ -22,6 +22,8 @@ extension _WarpKernel {
         let before = cubic ? 1 : 0, after = cubic ? 2 : 1
         // The block's first tap may be as low as have.x + before; its last as high as maxX - 1.
         let xLow = Double(have.x + before), xHigh = Double(have.maxX - 1 - after)
+        // Past these a point's block (no widening here) reads nothing inside the input.
+        let farLow = (x: Double(have.x - 3), y: Double(have.y - 3)), farHigh = (x: Double(have.maxX + 2), y: Double(have.maxY + 2))
         let yLow = Double(have.y + before), yHigh = Double(have.maxY - 1 - after)
         let affine = forward.isAffine
         for y in out.rect.y..<out.rect.maxY {
@@ -33,7 +35,8 @@ extension _WarpKernel {
                 let fu = _floor(u), fv = _floor(v)
                 // Also false for NaN: the general sampler decides those.
                 guard fu >= xLow, fu <= xHigh, fv >= yLow, fv <= yHigh else {
-                    out.set(x, y, edge(x, y))
+                    // Far outside (the transparent corners of a turn): no tap reaches the input.
+                    out.set(x, y, fu < farLow.x || fu > farHigh.x || fv < farLow.y || fv > farHigh.y ? .zero : edge(x, y))
                     continue
                 }
                 let ix = Int(fu), iy = Int(fv)
@@ -60,9 +63,9 @@ extension _WarpKernel {
         }
     }
 
-    /// Bilinear rows from and to 8-bit tiles: the float route's arithmetic on the same values
-    /// (each byte b as b x (1/255), the same lerps), with the two pixels of each tap row read in
-    /// one 8-byte load and converted together.
+    /// Bilinear rows from and to 8-bit tiles in fixed point (`_bilinearBytes`): fractions of
+    /// 1/256 pixel, so within a level of the float route's lerp (the weights move by at most
+    /// 1/512, the sum by half a level, before the rounding).
     private func bilinearBytes(_ tile: ByteTile, _ out: ByteTile, have: Rect, edge: (Int, Int) -> SIMD4<Float>) {
         let m = inverse.m
         let (a, b, c, d, e, f) = (m[0], m[1], m[2], m[3], m[4], m[5])
@@ -70,36 +73,61 @@ extension _WarpKernel {
         let affine = forward.isAffine
         let base = UnsafeRawPointer(tile.base), rowBytes = 4 * tile.stride
         let tx0 = tile.rect.x, ty0 = tile.rect.y
-        let scale = SIMD8<Float>(repeating: 1 / 255)
+        // An affine map steps by (a, d) a pixel: in 32.32 fixed point, the position is one add
+        // away (drift below 2^-32 a step, 2^-19 over a 8192-pixel row).
+        let unit = 4_294_967_296.0
+        let stepU = Int64((a * unit).rounded()), stepV = Int64((d * unit).rounded())
+        let have0 = (x: have.x, y: have.y, x1: have.maxX - 2, y1: have.maxY - 2)
         for y in out.rect.y..<out.rect.maxY {
             let cy = Double(y) + 0.5
             let rowU = b * cy + c - 0.5, rowV = e * cy + f - 0.5
             let dst = UnsafeMutableRawPointer(out.row(y))
+            let u0 = a * (Double(out.rect.x) + 0.5) + rowU, v0 = d * (Double(out.rect.x) + 0.5) + rowV
+            // Rows whose start is far outside any tile (a hostile map) take the general path.
+            if affine && abs(u0) < 1e9 && abs(v0) < 1e9 && abs(a) < 1e3 && abs(d) < 1e3 {
+                var fu = Int64((u0 * unit).rounded(.down)), fv = Int64((v0 * unit).rounded(.down))
+                for x in out.rect.x..<out.rect.maxX {
+                    let iu = Int(truncatingIfNeeded: fu &>> 32), iv = Int(truncatingIfNeeded: fv &>> 32)
+                    let o = 4 &* (x &- out.rect.x)
+                    if iu >= have0.x && iu <= have0.x1 && iv >= have0.y && iv <= have0.y1 {
+                        let fx = Int32(truncatingIfNeeded: ((fu & 0xFFFF_FFFF) &+ 0x80_0000) &>> 24)
+                        let fy = Int32(truncatingIfNeeded: ((fv & 0xFFFF_FFFF) &+ 0x80_0000) &>> 24)
+                        let p = base + ((iv &- ty0) &* rowBytes &+ 4 &* (iu &- tx0))
+                        dst.storeBytes(of: _bilinearBytes(top: p, bottom: p + rowBytes, fx: fx, fy: fy), toByteOffset: o, as: SIMD4<UInt8>.self)
+                    } else if iu < have.x &- 3 || iu > have.maxX &+ 2 || iv < have.y &- 3 || iv > have.maxY &+ 2 {
+                        dst.storeBytes(of: 0, toByteOffset: o, as: UInt32.self)  // far outside: transparent
+                    } else {
+                        dst.storeBytes(of: _Convert.floatToBytes(edge(x, y)), toByteOffset: o, as: SIMD4<UInt8>.self)
+                    }
+                    fu &+= stepU
+                    fv &+= stepV
+                }
+                continue
+            }
+            // N / W and M / W, their numerators and denominator stepped along the row (a
+            // projective map, or an affine one past the fixed-point range).
+            let cx0 = Double(out.rect.x) + 0.5
+            var nu = a * cx0 + b * cy + c, nv = d * cx0 + e * cy + f, nw = m[6] * cx0 + m[7] * cy + m[8]
             for x in out.rect.x..<out.rect.maxX {
-                let cx = Double(x) + 0.5
-                let (u, v) = affine ? (a * cx + rowU, d * cx + rowV) : projected(cx, cy)
+                let r = nw > 0 ? 1 / nw : .nan
+                let u = nu * r - 0.5, v = nv * r - 0.5
+                nu += a
+                nv += d
+                nw += m[6]
                 let o = 4 &* (x &- out.rect.x)
                 // floor(u) in [xLow, xHigh] is u in [xLow, xHigh + 1) (false for NaN too).
                 guard u >= xLow, u < xHigh + 1, v >= yLow, v < yHigh + 1 else {
-                    dst.storeBytes(of: _Convert.floatToBytes(edge(x, y)), toByteOffset: o, as: SIMD4<UInt8>.self)
+                    let far = u < xLow - 3 || u > xHigh + 4 || v < yLow - 3 || v > yHigh + 4
+                    dst.storeBytes(of: far ? SIMD4<UInt8>() : _Convert.floatToBytes(edge(x, y)), toByteOffset: o, as: SIMD4<UInt8>.self)
                     continue
                 }
                 // Inside the tile, so within Int's range: floor by truncation, one down for negatives.
                 let tu = _truncated(u), tv = _truncated(v)
                 let iu = Double(tu) > u ? tu &- 1 : tu, iv = Double(tv) > v ? tv &- 1 : tv
-                let fu = Double(iu), fv = Double(iv)
+                let fx = Int32(truncatingIfNeeded: _truncated((u - Double(iu)) * 256 + 0.5))
+                let fy = Int32(truncatingIfNeeded: _truncated((v - Double(iv)) * 256 + 0.5))
                 let p = base + ((iv &- ty0) &* rowBytes &+ 4 &* (iu &- tx0))
-                // Two pixels a load: (t0, t1) above, (b0, b1) below.
-                @inline(__always) func floats(_ q: UnsafeRawPointer) -> SIMD8<Float> {
-                    let w = _widenedBytes(q.loadUnaligned(as: SIMD8<UInt8>.self))
-                    return SIMD8(lowHalf: _floats(fromInts: w.lowHalf), highHalf: _floats(fromInts: w.highHalf)) * scale
-                }
-                let top = floats(p), bottom = floats(p + rowBytes)
-                let tx = Float(u - fu), ty = Float(v - fv)
-                let t0 = top.lowHalf, t1 = top.highHalf, b0 = bottom.lowHalf, b1 = bottom.highHalf
-                let upper = t0 + (t1 - t0) * tx
-                let lower = b0 + (b1 - b0) * tx
-                dst.storeBytes(of: _Convert.floatToBytes(upper + (lower - upper) * ty), toByteOffset: o, as: SIMD4<UInt8>.self)
+                dst.storeBytes(of: _bilinearBytes(top: p, bottom: p + rowBytes, fx: fx, fy: fy), toByteOffset: o, as: SIMD4<UInt8>.self)
             }
         }
     }

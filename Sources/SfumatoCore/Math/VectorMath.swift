@@ -210,6 +210,38 @@ public func _bytesShiftedDown(_ v: SIMD4<UInt32>, _ bits: Int32) -> SIMD16<UInt8
     #endif
 }
 
+/// One bilinear RGBA8 sample in fixed point: the pixel pairs (p0, p1) at `top` and `bottom`
+/// (8 bytes each), fractions `fx`, `fy` in 1/256 (0...256). Across in 16-bit multiply-adds
+/// (`pmaddwd`): t0 (256 - fx) + t1 fx, halved; then down the same way; rounded to a level:
+/// within half a level of the exact lerp of the same fractions.
+///
+/// ```swift
+/// _bilinearBytes(top: p, bottom: p + rowBytes, fx: 128, fy: 0)   // the mean of p[0] and p[1], per channel
+/// ```
+@inlinable @inline(__always)
+public func _bilinearBytes(top: UnsafeRawPointer, bottom: UnsafeRawPointer, fx: Int32, fy: Int32) -> SIMD4<UInt8> {
+    #if arch(x86_64)
+        let zero = _mm_setzero_si128()
+        let t = _mm_unpacklo_epi8(_mm_cvtsi64_si128(top.loadUnaligned(as: Int64.self)), zero)
+        let b = _mm_unpacklo_epi8(_mm_cvtsi64_si128(bottom.loadUnaligned(as: Int64.self)), zero)
+        // Channel by channel: (p0, p1) as neighbouring 16-bit lanes.
+        let ti = _mm_unpacklo_epi16(t, _mm_unpackhi_epi64(t, t)), bi = _mm_unpacklo_epi16(b, _mm_unpackhi_epi64(b, b))
+        let wx = _mm_set1_epi32(fx &<< 16 | (256 &- fx)), wy = _mm_set1_epi32(fy &<< 16 | (256 &- fy))
+        let upper = _mm_srli_epi32(_mm_madd_epi16(ti, wx), 1), lower = _mm_srli_epi32(_mm_madd_epi16(bi, wx), 1)
+        let v = _mm_madd_epi16(_mm_or_si128(upper, _mm_slli_epi32(lower, 16)), wy)
+        let level = _mm_srli_epi32(_mm_add_epi32(v, _mm_set1_epi32(16384)), 15)
+        let packed = _mm_packus_epi16(_mm_packs_epi32(level, level), zero)
+        return unsafeBitCast(_mm_cvtsi128_si32(packed), to: SIMD4<UInt8>.self)
+    #else
+        let t0 = SIMD4<Int32>(truncatingIfNeeded: top.loadUnaligned(as: SIMD4<UInt8>.self))
+        let t1 = SIMD4<Int32>(truncatingIfNeeded: top.loadUnaligned(fromByteOffset: 4, as: SIMD4<UInt8>.self))
+        let b0 = SIMD4<Int32>(truncatingIfNeeded: bottom.loadUnaligned(as: SIMD4<UInt8>.self))
+        let b1 = SIMD4<Int32>(truncatingIfNeeded: bottom.loadUnaligned(fromByteOffset: 4, as: SIMD4<UInt8>.self))
+        let upper = (t0 &* (256 &- fx) &+ t1 &* fx) &>> 1, lower = (b0 &* (256 &- fx) &+ b1 &* fx) &>> 1
+        return SIMD4<UInt8>(truncatingIfNeeded: (upper &* (256 &- fy) &+ lower &* fy &+ 16384) &>> 15)
+    #endif
+}
+
 /// 32-bit integers to floats, one `cvtdq2ps` (exact below 2^24 in magnitude).
 @inlinable @inline(__always)
 public func _floats(fromInts v: SIMD4<Int32>) -> SIMD4<Float> {
