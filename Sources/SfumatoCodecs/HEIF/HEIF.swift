@@ -119,8 +119,10 @@ final class _HEIFFile {
             // Colour given by code points only (Display P3 from a phone, BT.2020): a profile made
             // from them, converted to sRGB like an embedded one.
             var nclx: UnsafeMutablePointer<heif_color_profile_nclx>?
-            guard heif_image_handle_get_nclx_color_profile(handle, &nclx).code == heif_error_Ok, let n = nclx else { return }
-            defer { heif_nclx_color_profile_free(n) }
+            let status = heif_image_handle_get_nclx_color_profile(handle, &nclx)
+            // A damaged box can fail after the profile was allocated: free it either way.
+            defer { if let nclx { heif_nclx_color_profile_free(nclx) } }
+            guard status.code == heif_error_Ok, let n = nclx else { return }
             guard let (icc, description) = _NCLXProfile.icc(n.pointee) else { return }
             iccProfile = icc
             info.iccProfile = description
