@@ -1,11 +1,21 @@
 import Foundation
 import SfumatoCore
 
+/// What paces ForceSketch's fade.
+public enum FadeClock: Sendable {
+    /// One step per display frame (16 ms), as the app.
+    case display
+    /// One step per ``Studio/stepFade()`` call.
+    case manual
+}
+
 extension Studio {
     // MARK: ForceSketch's fade
 
     func startFade() {
-        if fadeTimer != nil { return }
+        if fading { return }
+        fading = true
+        guard fadeClock == .display else { return }
         let t = DispatchSource.makeTimerSource(queue: queue)
         t.schedule(deadline: .now() + .milliseconds(16), repeating: .milliseconds(16))
         t.setEventHandler { [weak self] in self?.fadeTick() }
@@ -14,13 +24,26 @@ extension Studio {
     }
 
     func stopFade() {
+        fading = false
         fadeTimer?.cancel()
         fadeTimer = nil
     }
 
+    /// With the ``FadeClock/manual`` clock: one step of the fade, if one is under way; returns
+    /// once the step's frames are scheduled. Returns whether a fade was under way.
+    @discardableResult
+    public func stepFade() -> Bool {
+        let running = queue.sync { fading }
+        guard running else { return false }
+        let stepped = DispatchSemaphore(value: 0)
+        queue.async { self.fadeTick { stepped.signal() } }
+        stepped.wait()
+        return true
+    }
+
     /// One display frame of the fade on every page that is not drawing.
-    func fadeTick() {
-        if sessions.values.contains(where: { $0.stroke != nil }) { stopFade(); return }
+    func fadeTick(done: @escaping @Sendable () -> Void = {}) {
+        if sessions.values.contains(where: { $0.stroke != nil }) { stopFade(); done(); return }
         let group = DispatchGroup()
         let remaining = _Counter()
         for s in sessions.values {
@@ -40,7 +63,10 @@ extension Studio {
                 self.schedule(s, dirty: before.union(p.fadingBounds), batch: s.batch)
             }
         }
-        group.notify(queue: queue) { if remaining.value == 0 { self.stopFade() } }
+        group.notify(queue: queue) {
+            if remaining.value == 0 { self.stopFade() }
+            done()
+        }
     }
 }
 

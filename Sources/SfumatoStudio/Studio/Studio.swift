@@ -37,6 +37,11 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
     /// Tone-curve levels while a slider moves (committed on release).
     var liveCurve: [Double]?
     var fadeTimer: DispatchSourceTimer?
+    /// Whether ForceSketch's fade is under way (with either clock).
+    var fading = false
+    /// What paces ForceSketch's fade: the display's rate, or ``stepFade()`` calls (tests, where a
+    /// loaded machine must not decide how many frames a fade sends). Set before strokes arrive.
+    public var fadeClock = FadeClock.display
     /// `GET /api/document`'s answer, made on `queue` whenever the document or the studio's state
     /// changes, so the request is answered at once, however busy `queue` is.
     let published = Mutex<[UInt8]>([])
