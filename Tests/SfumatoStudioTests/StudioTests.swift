@@ -215,18 +215,13 @@ struct StudioTests {
         h.send(1, ["type": "brush", "keepStrokes": false])
         h.stroke(1, stroke: 1, firstBatch: 1)
         h.settle()
-        // A few seconds; longer on a slow, sanitized build: wait until frames stop coming, however
-        // long that takes (up to 60 s).
-        var last = h.transport.page(1).frames.count, quiet = 0
-        for _ in 0..<600 where quiet < 10 {
-            Thread.sleep(forTimeInterval: 0.1)
-            h.settle()
-            let now = h.transport.page(1).frames.count
-            quiet = now == last ? quiet + 1 : 0
-            last = now
-        }
-        #expect(quiet >= 10, "the fade has ended")
-        #expect(!h.studio.stepFade(), "no fade is under way")
+        // A few seconds; longer on a slow, sanitized build: wait for its end (up to 120 s).
+        // (How many frames it sends depends on the machine's load: the manual clock's test counts them.)
+        let deadline = Date().addingTimeInterval(120)
+        while h.studio.isFading && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        #expect(!h.studio.isFading, "the fade has ended")
+        h.settle()
+        #expect(h.document.state.strokes.count == 1 && h.document.state.visibleStrokes.isEmpty)
     }
 
     @Test("a page flooding the studio waits behind its own messages, not in front of another page's")
@@ -235,16 +230,17 @@ struct StudioTests {
         h.connect(1)
         h.connect(2)
         h.settle()
+        // Page 1's backlog builds up behind a busy queue; page 2's message comes after all of it.
+        let release = h.studio.holdQueue()
         for i in 0..<200 { h.sendRaw(1, "{\"type\":\"flood-\(i)\"}") }
-        // However far the studio has got with page 1's messages when page 2's arrives, page 2's
-        // is taken next (within one turn), not after page 1's backlog.
-        let handledBefore = h.log.filter { $0.contains("unknown message type") }.count
         h.sendRaw(2, "{\"type\":\"from-page-two\"}")
+        release()
         h.settle()
+        // Page 2's is taken within one turn (after at most one of page 1's), not after the backlog.
         let order = h.log.filter { $0.contains("unknown message type") }
+        #expect(order.count == 201)
         let position = try #require(order.firstIndex { $0.contains("from-page-two") })
-        #expect(position <= handledBefore + 2, "page 2's message was taken after \(position) of page 1's (\(handledBefore) before it came)")
-        #expect(handledBefore < 150, "page 1's backlog was there when page 2's message came")
+        #expect(position <= 1, "page 2's message was taken after \(position) of page 1's")
     }
 
     @Test("/api/document answers from the published state while the studio's queue is busy")
@@ -252,15 +248,16 @@ struct StudioTests {
         let h = try StudioHarness()
         h.connect(1)
         h.settle()
+        // However busy the queue is (held here, as by a long render), the answer comes.
+        let release = h.studio.holdQueue()
         for _ in 0..<300 { h.sendRaw(1, "{\"type\":\"curve\",\"levels\":[0,0.2,0.5,0.7,1],\"final\":false}") }
-        let t0 = Date()
         let answered = DispatchSemaphore(value: 0)
         h.studio.handle(HTTPRequest(method: .get, path: "/api/document")) { r in
             #expect(r.status == 200)
             answered.signal()
         }
-        #expect(answered.wait(timeout: .now() + 5) == .success)
-        #expect(Date().timeIntervalSince(t0) < 5)
+        #expect(answered.wait(timeout: .now() + 30) == .success, "answered while the queue was held")
+        release()
         h.settle()
     }
 

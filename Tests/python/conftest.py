@@ -95,7 +95,7 @@ def api_surface():
 @pytest.fixture
 def run(loop, browser, api_surface):
     """Runs a scenario coroutine scenario(context) in a fresh browser context (closed afterwards)."""
-    def run_scenario(scenario, timeout=45):
+    def run_scenario(scenario, timeout=120):
         async def wrapped():
             context = await browser.new_context(viewport=VIEWPORT)
             if api_surface == "safari":

@@ -424,7 +424,7 @@ class Tab:
         assert not self.errors, f"JavaScript errors on the page: {self.errors}"
 
 
-async def until(fn, predicate, what, timeout=10.0):
+async def until(fn, predicate, what, timeout=20.0):
     """Polls a (blocking) fn in a thread until predicate(value); returns the value."""
     deadline = time.monotonic() + timeout
     while True:
@@ -436,7 +436,7 @@ async def until(fn, predicate, what, timeout=10.0):
         await asyncio.sleep(0.05)
 
 
-async def until_async(fn, predicate, what, timeout=5.0):
+async def until_async(fn, predicate, what, timeout=20.0):
     """Polls a coroutine function (page reads) until predicate(value); returns the value."""
     deadline = time.monotonic() + timeout
     while True:
@@ -510,7 +510,7 @@ BRIGHTNESS_CONTRAST = r"⇔Brightness: (-?\d+\.\d\d)  ⇕Contrast: (-?\d+\.\d\d)
 GAMMA_EXPOSURE = r"⇔Gamma: (-?\d+\.\d\d)  ⇕Exposure: (-?\d+\.\d\d)"
 
 
-async def label_showing(page, pattern, values, timeout=5.0):
+async def label_showing(page, pattern, values, timeout=20.0):
     """Waits until #label reads `pattern` with numbers within 0.011 of `values` (the label shows the
     current values as soon as a button is held, the pen's values after its samples arrive)."""
     deadline = time.monotonic() + timeout

@@ -221,16 +221,19 @@ async def pooled_stats(page, counts):
     return pooled, strokes
 
 
-async def settled_stats(page, quiet=0.6, timeout=6.0):
-    """window.sfumatoStats once no new frame has counted samples for `quiet` seconds."""
+async def settled_stats(page, quiet=0.6, timeout=60.0):
+    """window.sfumatoStats once every sample the page sent has come back as pixels (count equals
+    tracked) and nothing has changed for `quiet` seconds; at the deadline, as they are then (the
+    callers' checks then name what is missing). A frame held up longer than `quiet` on a loaded
+    machine must not split one stroke's samples from the next's."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     last, since = None, loop.time()
     while loop.time() < deadline:
-        stats = await page.evaluate("() => ({...window.sfumatoStats})")
+        stats = await page.evaluate("() => ({...window.sfumatoStats, tracked: window.sfumatoStats.tracked})")
         if stats != last:
             last, since = stats, loop.time()
-        elif loop.time() - since >= quiet and stats["count"] > 0:
+        elif loop.time() - since >= quiet and 0 < stats["count"] == stats["tracked"]:
             break
         await asyncio.sleep(0.1)
-    return last
+    return {k: v for k, v in last.items() if k != "tracked"}

@@ -141,6 +141,22 @@ public final class Studio: ServerDelegate, @unchecked Sendable {
         round()
     }
 
+    /// Whether ForceSketch's fade is under way.
+    public var isFading: Bool { queue.sync { fading } }
+
+    /// Holds the studio's queue (as a long task would) until the returned closure is called:
+    /// messages arriving meanwhile wait in the inbox. For tests of what happens behind a busy
+    /// queue, which must not depend on how fast the machine drains it.
+    public func holdQueue() -> @Sendable () -> Void {
+        let gate = DispatchSemaphore(value: 0), held = DispatchSemaphore(value: 0)
+        queue.async {
+            held.signal()
+            gate.wait()
+        }
+        held.wait()
+        return { gate.signal() }
+    }
+
     /// One message from the inbox (on `queue`).
     func take(_ id: Int, _ item: _Inbox.Item) {
         switch item {
