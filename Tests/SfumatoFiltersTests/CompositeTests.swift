@@ -214,4 +214,43 @@ struct CompositeTests {
             #expect(worst <= 1, "\(ws): \(worst) levels")
         }
     }
+
+    @Test("blend with mask over opaque 8-bit photos, with a colour and a grey mask: 8-bit tiles, the definition's bytes, any tiling")
+    func blendWithMaskBytes() throws {
+        let size = Rect(width: 300, height: 200)
+        let none = RenderContext(workingSpace: .none)
+        let source = try none.render(Image(bitmap: try Fixtures.photo("rocket.jpg")), rect: size)
+        let backdrop = try none.render(Image(bitmap: try Fixtures.photo("coffee.png")).translatedBy(dx: -40, dy: -30), rect: size)
+        let colourMask = try none.render(Image(bitmap: try Fixtures.photo("chelsea.png")), rect: size)
+        let grayMask = try none.render(Image(bitmap: colourMask), format: .gray8)
+        let small = RenderContext(options: .init(workingSpace: .none, tileWidth: 48, tileHeight: 8))
+        for mask in [colourMask, grayMask] {
+            let recipe = BlendWithMask(background: Image(bitmap: backdrop), mask: Image(bitmap: mask)).apply(to: Image(bitmap: source))
+            #expect(try none.explain(recipe).contains("blend with mask (per pixel, 8-bit)"), "\(mask.format)")
+            let out = try none.render(recipe, rect: size)
+            #expect(out == (try small.render(recipe, rect: size)), "\(mask.format): tiles of 48x8 give the same bytes")
+            var worst = 0.0, off = 0
+            for y in 0..<size.height {
+                for x in 0..<size.width {
+                    let s = source.bytes(x: x, y: y), d = backdrop.bytes(x: x, y: y)
+                    let l: Double
+                    if mask.format == .gray8 {
+                        l = Double(mask.row(y).load(fromByteOffset: x, as: UInt8.self)) / 255
+                    } else {
+                        let m = mask.bytes(x: x, y: y)
+                        l = min(max((0.2125 * Double(m.x) + 0.7154 * Double(m.y) + 0.0721 * Double(m.z)) / 255, 0), 1)
+                    }
+                    let got = out.bytes(x: x, y: y)
+                    for k in 0..<4 {
+                        let want = (Double(s[k]) * l + Double(d[k]) * (1 - l)).rounded()
+                        let diff = abs(Double(got[k]) - want)
+                        worst = max(worst, diff)
+                        if diff > 0 { off += 1 }
+                    }
+                }
+            }
+            // Within a level (the float route's single-precision sums at a rounding tie).
+            #expect(worst <= 1, "\(mask.format): \(worst) levels, \(off) bytes off")
+        }
+    }
 }

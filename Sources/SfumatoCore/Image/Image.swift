@@ -140,6 +140,10 @@ final class _Node: @unchecked Sendable {
         case point([PointStage], name: String)
         case neighborhood(any NeighborhoodKernel)
         case blend(any BlendKernel)
+        /// Inputs: image, background, mask (``Image/blended(over:mask:)``).
+        case maskBlend
+        /// ``Image/insertingIntermediate()``.
+        case intermediate
         case histogram(any HistogramMapping)
         case reduction(any AreaReduction, Rect)
     }
@@ -179,6 +183,8 @@ final class _Node: @unchecked Sendable {
         case .point(_, let name): name
         case .neighborhood(let k): k.name
         case .blend(let k): k.name
+        case .maskBlend: "blend with mask"
+        case .intermediate: "8-bit intermediate"
         case .histogram(let m): m.name
         case .reduction(let r, let area): "\(r.name) over \(area)"
         }

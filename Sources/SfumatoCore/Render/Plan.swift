@@ -72,6 +72,13 @@ final class _Plan: @unchecked Sendable {
             return _NeighborhoodExec(try build(node.inputs[0]), k, extent: node.extent)
         case .blend(let k):
             return _BlendExec(try build(node.inputs[0]), try build(node.inputs[1]), k, extent: node.extent)
+        case .intermediate:
+            let input = try build(node.inputs[0])
+            // 8-bit tiles already hold what the intermediate would: nothing to store.
+            if input.natural == .byte || input.natural == .gray { return input }
+            return _IntermediateExec(input, ws: ws)
+        case .maskBlend:
+            return _MaskBlendExec(try build(node.inputs[0]), try build(node.inputs[1]), try build(node.inputs[2]), extent: node.extent)
         case .reduction(let r, let area):
             return _ReductionExec(try build(node.inputs[0]), r, area: area, extent: node.extent, threads: threads)
         case .histogram(let m):
