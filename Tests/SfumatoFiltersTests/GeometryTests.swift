@@ -103,9 +103,12 @@ struct GeometryTests {
             for i in 0..<(4 * photo.width) { dst[i] = Float(src[i]) * (1 / 255) }
         }
         let turn = ProjectiveMap(AffineMap.rotation(0.3).concatenating(.translation(dx: 12.25, dy: -7.5)))
-        // A keystone that enlarges everywhere: the rows route with a division a pixel.
+        // Keystones that enlarge everywhere: the rows route, stepped along spans between exact
+        // points (long ones for a mild keystone; short ones, or a division a pixel, for a strong one).
         let keystone = ProjectiveMap(mapping: Rect(width: 640, height: 427), to: [(-64, -43), (704, -43), (672, 470), (-32, 470)])!
-        for (map, sampling) in [(turn, Sampling.bilinear), (turn, .bicubic), (keystone, .bilinear), (keystone, .bicubic)] {
+        let strong = ProjectiveMap(mapping: Rect(width: 640, height: 427), to: [(-250, -150), (890, -150), (700, 620), (-60, 620)])!
+        let cases = [(turn, Sampling.bilinear), (turn, .bicubic), (keystone, .bilinear), (keystone, .bicubic), (strong, .bilinear)]
+        for (map, sampling) in cases {
             let bytes = Image(bitmap: photo).transformed(by: map, sampling: sampling)
             #expect(try none.explain(bytes, rect: bytes.extent).contains("on 8-bit tiles"), "\(sampling) takes the 8-bit route")
             let a = try none.render(bytes, rect: bytes.extent)

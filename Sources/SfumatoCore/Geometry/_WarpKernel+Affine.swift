@@ -66,49 +66,49 @@ extension _WarpKernel {
     /// Bilinear rows from and to 8-bit tiles in fixed point (`_bilinearBytes`): fractions of
     /// 1/256 pixel, so within a level of the float route's lerp (the weights move by at most
     /// 1/512, the sum by half a level, before the rounding).
+    ///
+    /// An affine map's point moves by the same step every pixel: it is stepped in 32.32 fixed
+    /// point along the whole row. A projective map's point moves along a curve; it is stepped the
+    /// same way over spans short enough that the straight line between their exact end points
+    /// stays within `spanTolerance` of the curve (bounded from the map's second derivative), so
+    /// that one division serves a span instead of every pixel.
     private func bilinearBytes(_ tile: ByteTile, _ out: ByteTile, have: Rect, edge: (Int, Int) -> SIMD4<Float>) {
         let m = inverse.m
         let (a, b, c, d, e, f) = (m[0], m[1], m[2], m[3], m[4], m[5])
         let xLow = Double(have.x), xHigh = Double(have.maxX - 2), yLow = Double(have.y), yHigh = Double(have.maxY - 2)
         let affine = forward.isAffine
-        let base = UnsafeRawPointer(tile.base), rowBytes = 4 * tile.stride
-        let tx0 = tile.rect.x, ty0 = tile.rect.y
-        // An affine map steps by (a, d) a pixel: in 32.32 fixed point, the position is one add
-        // away (drift below 2^-32 a step, 2^-19 over a 8192-pixel row).
-        let unit = 4_294_967_296.0
-        let stepU = Int64((a * unit).rounded()), stepV = Int64((d * unit).rounded())
-        let have0 = (x: have.x, y: have.y, x1: have.maxX - 2, y1: have.maxY - 2)
+        let span = _BilinearSpan(tile: tile, have: have)
         for y in out.rect.y..<out.rect.maxY {
             let cy = Double(y) + 0.5
             let rowU = b * cy + c - 0.5, rowV = e * cy + f - 0.5
             let dst = UnsafeMutableRawPointer(out.row(y))
-            let u0 = a * (Double(out.rect.x) + 0.5) + rowU, v0 = d * (Double(out.rect.x) + 0.5) + rowV
-            // Rows whose start is far outside any tile (a hostile map) take the general path.
-            if affine && abs(u0) < 1e9 && abs(v0) < 1e9 && abs(a) < 1e3 && abs(d) < 1e3 {
-                var fu = Int64((u0 * unit).rounded(.down)), fv = Int64((v0 * unit).rounded(.down))
-                for x in out.rect.x..<out.rect.maxX {
-                    let iu = Int(truncatingIfNeeded: fu &>> 32), iv = Int(truncatingIfNeeded: fv &>> 32)
-                    let o = 4 &* (x &- out.rect.x)
-                    if iu >= have0.x && iu <= have0.x1 && iv >= have0.y && iv <= have0.y1 {
-                        let fx = Int32(truncatingIfNeeded: ((fu & 0xFFFF_FFFF) &+ 0x80_0000) &>> 24)
-                        let fy = Int32(truncatingIfNeeded: ((fv & 0xFFFF_FFFF) &+ 0x80_0000) &>> 24)
-                        let p = base + ((iv &- ty0) &* rowBytes &+ 4 &* (iu &- tx0))
-                        dst.storeBytes(of: _bilinearBytes(top: p, bottom: p + rowBytes, fx: fx, fy: fy), toByteOffset: o, as: SIMD4<UInt8>.self)
-                    } else if iu < have.x &- 3 || iu > have.maxX &+ 2 || iv < have.y &- 3 || iv > have.maxY &+ 2 {
-                        dst.storeBytes(of: 0, toByteOffset: o, as: UInt32.self)  // far outside: transparent
-                    } else {
-                        dst.storeBytes(of: _Convert.floatToBytes(edge(x, y)), toByteOffset: o, as: SIMD4<UInt8>.self)
-                    }
-                    fu &+= stepU
-                    fv &+= stepV
+            let cx0 = Double(out.rect.x) + 0.5, cx1 = Double(out.rect.maxX - 1) + 0.5
+            if affine {
+                let u0 = a * cx0 + rowU, v0 = d * cx0 + rowV
+                // Rows whose start is far outside any tile (a hostile map) take the general path.
+                if span.fits(u0, v0, a, d) {
+                    span.run(dst, y: y, x0: out.rect.x, x1: out.rect.maxX, x: out.rect.x, u: u0, v: v0, du: a, dv: d, edge: edge)
+                    continue
                 }
-                continue
             }
-            // N / W and M / W, their numerators and denominator stepped along the row (a
-            // projective map, or an affine one past the fixed-point range).
-            let cx0 = Double(out.rect.x) + 0.5
-            var nu = a * cx0 + b * cy + c, nv = d * cx0 + e * cy + f, nw = m[6] * cx0 + m[7] * cy + m[8]
-            for x in out.rect.x..<out.rect.maxX {
+            var start = out.rect.x
+            if !affine, let length = projectiveSpan(rowStart: cx0, rowEnd: cx1, cy: cy) {
+                // Each span's exact ends (the last span's end the row's, where W > 0 was checked).
+                while start < out.rect.maxX {
+                    let x1 = min(start + length, out.rect.maxX)
+                    let (u0, v0) = projected(Double(start) + 0.5, cy), (u1, v1) = projected(Double(x1) + 0.5, cy)
+                    let du = (u1 - u0) / Double(x1 - start), dv = (v1 - v0) / Double(x1 - start)
+                    guard span.fits(u0, v0, du, dv) else { break }
+                    span.run(dst, y: y, x0: out.rect.x, x1: x1, x: start, u: u0, v: v0, du: du, dv: dv, edge: edge)
+                    start = x1
+                }
+            }
+            // N / W and M / W, their numerators and denominator stepped along the row, a
+            // division a pixel (a projective map that bends too fast for spans, or a point past
+            // the fixed-point range).
+            let cxs = Double(start) + 0.5
+            var nu = a * cxs + b * cy + c, nv = d * cxs + e * cy + f, nw = m[6] * cxs + m[7] * cy + m[8]
+            for x in start..<out.rect.maxX {
                 let r = nw > 0 ? 1 / nw : .nan
                 let u = nu * r - 0.5, v = nv * r - 0.5
                 nu += a
@@ -126,10 +126,35 @@ extension _WarpKernel {
                 let iu = Double(tu) > u ? tu &- 1 : tu, iv = Double(tv) > v ? tv &- 1 : tv
                 let fx = Int32(truncatingIfNeeded: _truncated((u - Double(iu)) * 256 + 0.5))
                 let fy = Int32(truncatingIfNeeded: _truncated((v - Double(iv)) * 256 + 0.5))
-                let p = base + ((iv &- ty0) &* rowBytes &+ 4 &* (iu &- tx0))
-                dst.storeBytes(of: _bilinearBytes(top: p, bottom: p + rowBytes, fx: fx, fy: fy), toByteOffset: o, as: SIMD4<UInt8>.self)
+                let p = span.base + ((iv &- span.ty0) &* span.rowBytes &+ 4 &* (iu &- span.tx0))
+                dst.storeBytes(of: _bilinearBytes(top: p, bottom: p + span.rowBytes, fx: fx, fy: fy), toByteOffset: o, as: SIMD4<UInt8>.self)
             }
         }
+    }
+
+    /// How far a projected point may stray from the straight line a span steps along, in pixels:
+    /// an eighth of the 1/256-pixel steps of the bilinear weights.
+    static let spanTolerance = 1.0 / 2048
+
+    /// The span length (pixels, 8...256) over which a row of a projective map, pixel centres
+    /// `rowStart`...`rowEnd` at height `cy`, stays within ``spanTolerance`` of straight; nil where
+    /// the row reaches behind the viewer or bends so fast that spans would be short.
+    ///
+    /// Along the row u = N / W with N and W linear in x (slopes a and g): u'' = -2 g K / W³,
+    /// K = a W - g N constant along the row; a straight line through a span's ends strays from
+    /// the curve by at most L² max|u''| / 8. So for v, with slope d.
+    private func projectiveSpan(rowStart: Double, rowEnd: Double, cy: Double) -> Int? {
+        let m = inverse.m
+        let g = m[6]
+        let w0 = g * rowStart + m[7] * cy + m[8], w1 = g * (rowEnd + 1) + m[7] * cy + m[8]
+        let wMin = min(w0, w1)
+        guard wMin > 0, wMin.isFinite else { return nil }
+        let n0 = m[0] * rowStart + m[1] * cy + m[2], n1 = m[3] * rowStart + m[4] * cy + m[5]
+        let ku = m[0] * w0 - g * n0, kv = m[3] * w0 - g * n1
+        let bend = 2 * abs(g) * max(abs(ku), abs(kv)) / (wMin * wMin * wMin)
+        guard bend.isFinite else { return nil }
+        let length = bend > 0 ? (8 * Self.spanTolerance / bend).squareRoot() : 256
+        return length >= 8 ? Int(min(length, 256)) : nil
     }
 
     /// A pixel centre mapped back through a projective map, less half a pixel (the sampling
@@ -146,6 +171,58 @@ extension _WarpKernel {
         func near(_ x: Float) -> Float { ((a + 2) * x - (a + 3)) * x * x + 1 }
         func far(_ x: Float) -> Float { ((a * x - 5 * a) * x + 8 * a) * x - 4 * a }
         return SIMD4(far(1 + t), near(t), near(1 - t), far(2 - t))
+    }
+}
+
+/// Bilinear samples of an 8-bit tile along a straight line of output pixels, the point stepped in
+/// 32.32 fixed point (drift below 2^-32 a step: 2^-19 over an 8192-pixel row).
+struct _BilinearSpan {
+    let base: UnsafeRawPointer, rowBytes: Int, tx0: Int, ty0: Int
+    let have: Rect
+    /// Where a pixel's 2x2 block may start: inside, it is sampled here; near, by `edge`.
+    let first: (x: Int, y: Int), last: (x: Int, y: Int)
+    static let unit = 4_294_967_296.0
+
+    init(tile: ByteTile, have: Rect) {
+        base = UnsafeRawPointer(tile.base)
+        rowBytes = 4 * tile.stride
+        (tx0, ty0) = (tile.rect.x, tile.rect.y)
+        self.have = have
+        first = (have.x, have.y)
+        last = (have.maxX - 2, have.maxY - 2)
+    }
+
+    /// Whether a line from (u, v) stepping (du, dv) stays in the fixed point's range over a row.
+    func fits(_ u: Double, _ v: Double, _ du: Double, _ dv: Double) -> Bool {
+        abs(u) < 1e9 && abs(v) < 1e9 && abs(du) < 1e3 && abs(dv) < 1e3
+    }
+
+    /// Output pixels x...x1 - 1 of row `y` (the row's first pixel x0 at `dst`), pixel x's
+    /// point at (u, v) (the sampling grid's, less half a pixel), stepping (du, dv) a pixel;
+    /// pixels whose block meets the input's edge from `edge`.
+    @inline(__always)
+    func run(
+        _ dst: UnsafeMutableRawPointer, y: Int, x0: Int, x1: Int, x: Int, u: Double, v: Double, du: Double, dv: Double,
+        edge: (Int, Int) -> SIMD4<Float>
+    ) {
+        var fu = Int64((u * Self.unit).rounded(.down)), fv = Int64((v * Self.unit).rounded(.down))
+        let stepU = Int64((du * Self.unit).rounded()), stepV = Int64((dv * Self.unit).rounded())
+        for x in x..<x1 {
+            let iu = Int(truncatingIfNeeded: fu &>> 32), iv = Int(truncatingIfNeeded: fv &>> 32)
+            let o = 4 &* (x &- x0)
+            if iu >= first.x && iu <= last.x && iv >= first.y && iv <= last.y {
+                let fx = Int32(truncatingIfNeeded: ((fu & 0xFFFF_FFFF) &+ 0x80_0000) &>> 24)
+                let fy = Int32(truncatingIfNeeded: ((fv & 0xFFFF_FFFF) &+ 0x80_0000) &>> 24)
+                let p = base + ((iv &- ty0) &* rowBytes &+ 4 &* (iu &- tx0))
+                dst.storeBytes(of: _bilinearBytes(top: p, bottom: p + rowBytes, fx: fx, fy: fy), toByteOffset: o, as: SIMD4<UInt8>.self)
+            } else if iu < have.x &- 3 || iu > have.maxX &+ 2 || iv < have.y &- 3 || iv > have.maxY &+ 2 {
+                dst.storeBytes(of: 0, toByteOffset: o, as: UInt32.self)  // far outside: transparent
+            } else {
+                dst.storeBytes(of: _Convert.floatToBytes(edge(x, y)), toByteOffset: o, as: SIMD4<UInt8>.self)
+            }
+            fu &+= stepU
+            fv &+= stepV
+        }
     }
 }
 
