@@ -53,6 +53,25 @@ from benchlib.rows import build_rows  # noqa: E402
 # ---------------------------------------------------------------------------------------------
 
 
+def merged(path: Path, meta: dict, fresh: list[dict], e2e: list[dict]):
+    """The report at `path` with `fresh`'s rows in place of the same operations (and their end-to-end
+    rows, if this run made any); each fresh row notes when and at which commit it was measured."""
+    old = json.loads(path.read_text())
+    stamp = f"Re-measured {meta['date']} at commit {meta['versions'].get('sfumato_commit') or '?'} (`{meta['command']}`)."
+    by_op = {r["operation"]: r for r in fresh}
+    rows = []
+    for r in old["rows"]:
+        if r["operation"] in by_op:
+            r = by_op.pop(r["operation"])
+            r["notes"] = r["notes"] + [stamp]
+        rows.append(r)
+    rows += [dict(r, notes=r["notes"] + [stamp]) for r in by_op.values()]
+    kept = dict(old["meta"])
+    kept.setdefault("merged", []).append({"date": meta["date"], "command": meta["command"],
+                                          "operations": [r["operation"] for r in fresh]})
+    return kept, rows, e2e or old.get("end_to_end", [])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="1920x1280 images, 3 rounds, 25 MP end to end")
@@ -65,7 +84,12 @@ def main() -> int:
     ap.add_argument("--markdown", default=str(ROOT / "BENCHMARKS.md"))
     ap.add_argument("--json", default=str(ROOT / "Benchmarks" / "results.json"))
     ap.add_argument("--command", default=None, help="command line to record in the report")
+    ap.add_argument("--merge", action="store_true",
+                    help="with --only: replace the matching rows of the existing JSON and markdown (each marked "
+                         "with this run's date and commit), keep the others and the end-to-end rows as they were")
     args = ap.parse_args()
+    if args.merge and not args.only:
+        ap.error("--merge needs --only (which rows to re-measure)")
 
     quick = args.quick
     w, h = (1920, 1280) if quick else (6000, 4000)
@@ -168,6 +192,8 @@ def main() -> int:
     meta["filters"] = {"listed": [" / ".join(n) for n in listed], "without_row": missing}
     rows_out = [row_result(r, rounds) for r in rows]
     e2e_out = [e2e_result(e) for e in e2es]
+    if args.merge:
+        meta, rows_out, e2e_out = merged(Path(args.json), meta, rows_out, e2e_out)
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)
     Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows_out, "end_to_end": e2e_out}, indent=2,
                                           ensure_ascii=False) + "\n")

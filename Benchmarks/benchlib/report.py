@@ -128,7 +128,9 @@ def ratio_cell(r) -> str:
 def markdown(meta: dict, rows: list[dict], e2e: list[dict]) -> str:
     m, v, th = meta["machine"], meta["versions"], meta["threads"]
     out = [f"# Sfumato benchmarks{' (quick)' if meta['mode'] == 'quick' else ''}", "",
-           f"Produced by `{meta['command']}` on {meta['date']} in {meta['duration_s']:.0f} s.", "",
+           f"Produced by `{meta['command']}` on {meta['date']} in {meta['duration_s']:.0f} s."
+           + "".join(f" Rows re-measured on {m['date']} by `{m['command']}`: {', '.join(m['operations'])} (noted in each row)."
+                     for m in meta.get("merged", [])), "",
            "## Machine and tools", "",
            f"- **CPU:** {m['cpu']}, {m['cores']} cores; **memory:** {m['memory']}; {m['os']}"
            + (f"; load average before the run {m['loadavg_at_start']}" if m.get("loadavg_at_start") else ""),

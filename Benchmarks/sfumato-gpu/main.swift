@@ -34,6 +34,10 @@ struct Case {
     func recipe(_ image: Image, _ steps: [String]? = nil) throws -> Image {
         var out = image
         for step in steps ?? self.steps {
+            if step == "intermediate" {
+                out = out.insertingIntermediate()
+                continue
+            }
             if step.hasPrefix("preset:") {
                 guard let p = GalleryPreset.named(String(step.dropFirst(7))) else { throw SfumatoError.unknownName(step) }
                 out = p.apply(to: out, reference: nil)
@@ -75,7 +79,11 @@ let cases: [Case] =
         Case(name: "gaussian 2 + median 3x3", space: .none, steps: ["gaussian-blur:radius=2", "median:diameter=3"]),
         Case(
             name: "PencilController chain, then gaussian 2 + median 3x3 of its result", space: .none, steps: pencil,
-            then: [["gaussian-blur:radius=2", "median:diameter=3"]])
+            then: [["gaussian-blur:radius=2", "median:diameter=3"]]),
+        // The same pixels in one render: an 8-bit intermediate instead of a bitmap in between.
+        Case(
+            name: "PencilController chain, 8-bit intermediate, gaussian 2 + median 3x3: one render", space: .none,
+            steps: pencil + ["intermediate", "gaussian-blur:radius=2", "median:diameter=3"])
     ]
     + GalleryPreset.all.dropFirst().filter { !$0.needsReference }.map { p in
         Case(

@@ -53,7 +53,8 @@ extension Document {
     }
 
     /// The colour look of a state over an image: PencilController chain, tone curve (in linear
-    /// light) and gallery preset, cropped to the image's extent.
+    /// light) and gallery preset (over the adjusted picture as an 8-bit intermediate), cropped
+    /// to the image's extent.
     public func look(_ st: DocumentState, on input: Image) throws -> Image {
         let extent = input.extent
         var image = st.adjust.apply(to: input)
@@ -65,7 +66,9 @@ extension Document {
             let preset = GalleryPreset.all[st.preset]
             var reference: Image?
             if preset.needsReference, let hash = st.presetReference { reference = Image(bitmap: try self.image(hash: hash)) }
-            image = preset.apply(to: image, reference: reference).cropped(to: extent)
+            // The preset filters the adjusted picture as an 8-bit image (as the gallery's GPU
+            // filters filtered a texture): its 8-bit kernels, one GPU run for the whole look.
+            image = preset.apply(to: image.insertingIntermediate(), reference: reference).cropped(to: extent)
         }
         return image
     }

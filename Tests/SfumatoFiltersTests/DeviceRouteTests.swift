@@ -65,6 +65,20 @@ final class DeviceRouteTests: XCTestCase {
         XCTAssertTrue(reason(Image(bitmap: sixteen), .none).contains("RGBA16"))
     }
 
+    func testAnIntermediateKeepsTheWholeChainOnTheDevice() throws {
+        let p = try photo()
+        let adjusted = pencil.reduce(p) { $1.apply(to: $0) }.insertingIntermediate()
+        let chain = Median(diameter: 3).apply(to: GaussianBlur(radius: 2, edges: .clamp).apply(to: adjusted))
+        let s = try steps(chain, .none)
+        XCTAssertEqual(s.count, 5, "upload, the point program, the Gaussian, the median, download: \(s)")
+        XCTAssertTrue(s[1].contains("sfumato_point") && s[2].contains("sfumato_gaussian") && s[3].contains("sfumato_median3"), "\(s)")
+        // The studio's look: adjustments, then any of the gallery's presets over them, one GPU run.
+        for preset in GalleryPreset.all where !preset.needsReference && preset.slug != "pass-through" {
+            let s = try steps(preset.apply(to: adjusted, reference: nil), .none)
+            XCTAssertTrue(s[1].contains("sfumato_point"), "\(preset.slug): \(s)")
+        }
+    }
+
     func testKernelTextDependsOnlyOnTheProgramsShape() throws {
         let p = try photo()
         // Two gammas: two programs of one shape, so one text (a slider move compiles nothing).

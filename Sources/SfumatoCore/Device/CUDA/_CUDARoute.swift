@@ -76,6 +76,10 @@ struct _CUDARoute {
             var route = try lower(p.input, ws)
             route.steps.append(.point(p))
             return route
+        case let i as _IntermediateExec:
+            // Between GPU steps the image is premultiplied sRGB RGBA8 already: what an 8-bit
+            // intermediate holds.
+            return try lower(i.input, ws)
         case let c as _CropExec:
             if let n = c.input as? _NeighborhoodExec {
                 let clamped = n.input as? _ClampExec
