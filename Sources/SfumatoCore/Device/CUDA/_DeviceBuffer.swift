@@ -47,8 +47,10 @@ final class _DeviceBuffer: @unchecked Sendable {
         // not through an array's element-by-element Hasher (that took 0.4 ms a launch).
         let hash = _fastHash(bytes)
         let found = context.constants.withLock { list in
-            list.first { $0.hash == hash && $0.key.count == bytes.count && $0.key.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 } }?
-                .buffer
+            list.first {
+                $0.hash == hash && $0.key.count == bytes.count && $0.key.withUnsafeBytes { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }
+            }?
+            .buffer
         }
         if let found { return found }
         let key = [UInt8](bytes)

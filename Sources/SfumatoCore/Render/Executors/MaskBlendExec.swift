@@ -1,9 +1,9 @@
 import Foundation
 
 /// ``Image/blended(over:mask:)``: S m + D (1 − m), three inputs in one pass. On 8-bit tiles
-/// where the image and the background are 8-bit and the mask is 8-bit or grey: each pixel is
-/// computed as a float tile would compute it (the same conversions and operations, without the
-/// float tiles), so the two routes give the same bytes.
+/// where the image and the background are 8-bit and the mask is 8-bit or grey: integer
+/// arithmetic on 16-bit lanes, the definition's bytes for a grey mask, within a level for a
+/// colour one (its luminance taken as a level).
 final class _MaskBlendExec: _Exec, @unchecked Sendable {
     let image: _Exec, background: _Exec, mask: _Exec
     /// Whether the 8-bit route is taken.
@@ -78,31 +78,66 @@ final class _MaskBlendExec: _Exec, @unchecked Sendable {
         return s * l + d * (1 - l)
     }
 
-    /// Premultiplied RGBA8 image and background, an RGBA8 mask (`out` may alias an input).
+    /// Premultiplied RGBA8 image and background, an RGBA8 mask (`out` may alias an input): the
+    /// mask's luminance as a level, round((13926 R + 46885 G + 4725 B) / 65536) (Rec. 709's
+    /// weights in 1/65536, summing to one), then as for a grey mask: within a level of the
+    /// definition (the level moves the weight by at most 1/510).
     static func blendBytes(
         _ s: UnsafePointer<UInt8>, _ d: UnsafePointer<UInt8>, mask m: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int
     ) {
-        for i in 0..<n {
-            let mv = _floats(UnsafeRawPointer(m + 4 * i).loadUnaligned(as: SIMD4<UInt8>.self)) * (1 / 255)
-            blendPixel(s + 4 * i, d + 4 * i, mv, out + 4 * i)
+        var levels = SIMD4<UInt8>()
+        var i = 0
+        while i + 4 <= n {
+            for k in 0..<4 { levels[k] = luma(m + 4 * (i + k)) }
+            blendFour(s + 4 * i, d + 4 * i, levels, out + 4 * i)
+            i += 4
+        }
+        while i < n {
+            blendOne(s + 4 * i, d + 4 * i, luma(m + 4 * i), out + 4 * i)
+            i += 1
         }
     }
 
-    /// Premultiplied RGBA8 image and background, a grey mask, one byte a pixel (read as a float
-    /// tile reads grey: g / 255 in every colour channel).
+    /// Premultiplied RGBA8 image and background, a grey mask, one byte a pixel (`out` may alias
+    /// an input): round((S m + D (255 - m)) / 255) per channel, the definition's bytes exactly.
     static func blendBytes(
         _ s: UnsafePointer<UInt8>, _ d: UnsafePointer<UInt8>, grayMask m: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ n: Int
     ) {
-        for i in 0..<n {
-            let g = Float(m[i]) * (1 / 255)
-            blendPixel(s + 4 * i, d + 4 * i, SIMD4(g, g, g, 1), out + 4 * i)
+        var i = 0
+        while i + 4 <= n {
+            blendFour(s + 4 * i, d + 4 * i, UnsafeRawPointer(m + i).loadUnaligned(as: SIMD4<UInt8>.self), out + 4 * i)
+            i += 4
+        }
+        while i < n {
+            blendOne(s + 4 * i, d + 4 * i, m[i], out + 4 * i)
+            i += 1
         }
     }
 
     @inline(__always)
-    static func blendPixel(_ s: UnsafePointer<UInt8>, _ d: UnsafePointer<UInt8>, _ m: SIMD4<Float>, _ out: UnsafeMutablePointer<UInt8>) {
-        let sv = _floats(UnsafeRawPointer(s).loadUnaligned(as: SIMD4<UInt8>.self)) * (1 / 255)
-        let dv = _floats(UnsafeRawPointer(d).loadUnaligned(as: SIMD4<UInt8>.self)) * (1 / 255)
-        UnsafeMutableRawPointer(out).storeBytes(of: _Convert.floatToBytes(blend(sv, dv, m)), as: SIMD4<UInt8>.self)
+    static func luma(_ p: UnsafePointer<UInt8>) -> UInt8 {
+        UInt8(truncatingIfNeeded: (13926 &* UInt32(p[0]) &+ 46885 &* UInt32(p[1]) &+ 4725 &* UInt32(p[2]) &+ 32768) &>> 16)
+    }
+
+    /// Four pixels on 16-bit lanes: S m + D (255 - m) is at most 65025, and x / 255 rounds as
+    /// (x + 128 + ((x + 128) >> 8)) >> 8 for every such x.
+    @inline(__always)
+    static func blendFour(_ s: UnsafePointer<UInt8>, _ d: UnsafePointer<UInt8>, _ m: SIMD4<UInt8>, _ out: UnsafeMutablePointer<UInt8>) {
+        let sv = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(s).loadUnaligned(as: SIMD16<UInt8>.self))
+        let dv = SIMD16<UInt16>(truncatingIfNeeded: UnsafeRawPointer(d).loadUnaligned(as: SIMD16<UInt8>.self))
+        let m0 = UInt16(m[0]), m1 = UInt16(m[1]), m2 = UInt16(m[2]), m3 = UInt16(m[3])
+        let w = SIMD16<UInt16>(m0, m0, m0, m0, m1, m1, m1, m1, m2, m2, m2, m2, m3, m3, m3, m3)
+        let x = sv &* w &+ dv &* (255 &- w) &+ 128
+        let r = (x &+ (x &>> 8)) &>> 8
+        UnsafeMutableRawPointer(out).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: r), as: SIMD16<UInt8>.self)
+    }
+
+    @inline(__always)
+    static func blendOne(_ s: UnsafePointer<UInt8>, _ d: UnsafePointer<UInt8>, _ m: UInt8, _ out: UnsafeMutablePointer<UInt8>) {
+        let w = UInt32(m)
+        for c in 0..<4 {
+            let x = UInt32(s[c]) &* w &+ UInt32(d[c]) &* (255 &- w) &+ 128
+            out[c] = UInt8(truncatingIfNeeded: (x &+ (x &>> 8)) &>> 8)
+        }
     }
 }
