@@ -66,7 +66,7 @@ let package = Package(
         // Tests, with shared support (reference implementations, photo loading).
         .target(name: "SfumatoTestSupport", dependencies: ["SfumatoCore", "SfumatoCodecs", "SfumatoFilters"], path: "Tests/SfumatoTestSupport"),
         .testTarget(name: "SfumatoCoreTests", dependencies: ["SfumatoCore", "SfumatoTestSupport"]),
-        .testTarget(name: "SfumatoCodecsTests", dependencies: ["SfumatoCodecs", "SfumatoTestSupport"]),
+        .testTarget(name: "SfumatoCodecsTests", dependencies: ["SfumatoCodecs", "SfumatoTestSupport", "CTIFF"]),
         .testTarget(name: "SfumatoFiltersTests", dependencies: ["SfumatoFilters", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoInkTests", dependencies: ["SfumatoInk", "SfumatoCodecs", "SfumatoTestSupport"]),
         .testTarget(name: "SfumatoDocumentTests", dependencies: ["SfumatoDocument", "SfumatoCodecs", "SfumatoTestSupport", "CSQLite"]),

@@ -125,4 +125,67 @@ static inline int sf_tiff_read_rgba(TIFF *tif, uint32_t width, uint32_t height, 
     TIFFRGBAImageEnd(&img);
     return ok;
 }
+/// Copies every tag of `src`'s current directory that libtiff lists as set (the custom tags:
+/// in an EXIF directory read with TIFFReadEXIFDirectory, all of them) into `dst`'s current
+/// directory, each through its field's own get/set convention. Returns how many were copied.
+static inline int sf_tiff_copy_custom_tags(TIFF *src, TIFF *dst) {
+    int copied = 0, n = TIFFGetTagListCount(src);
+    for (int i = 0; i < n; i++) {
+        uint32_t tag = TIFFGetTagListEntry(src, i);
+        const TIFFField *f = TIFFFieldWithTag(src, tag);
+        if (!f || !TIFFFieldWithTag(dst, tag)) continue;
+        TIFFDataType type = TIFFFieldDataType(f);
+        int ok = 0;
+        if (TIFFFieldPassCount(f)) {
+            void *data = NULL;
+            if (TIFFFieldReadCount(f) == TIFF_VARIABLE2) {
+                uint32_t count = 0;
+                if (TIFFGetField(src, tag, &count, &data) && data) ok = TIFFSetField(dst, tag, count, data);
+            } else {
+                uint16_t count = 0;
+                if (TIFFGetField(src, tag, &count, &data) && data) ok = TIFFSetField(dst, tag, (int)count, data);
+            }
+        } else if (type == TIFF_ASCII) {
+            char *text = NULL;
+            if (TIFFGetField(src, tag, &text) && text) ok = TIFFSetField(dst, tag, text);
+        } else if (TIFFFieldReadCount(f) == 1) {
+            int size = TIFFFieldSetGetSize(f);
+            switch (type) {
+            case TIFF_BYTE: case TIFF_SBYTE: case TIFF_UNDEFINED: {
+                uint8_t v = 0; if (TIFFGetField(src, tag, &v)) ok = TIFFSetField(dst, tag, (int)v); break; }
+            case TIFF_SHORT: case TIFF_SSHORT: {
+                uint16_t v = 0; if (TIFFGetField(src, tag, &v)) ok = TIFFSetField(dst, tag, (int)v); break; }
+            case TIFF_LONG: case TIFF_SLONG: case TIFF_IFD: {
+                uint32_t v = 0; if (TIFFGetField(src, tag, &v)) ok = TIFFSetField(dst, tag, v); break; }
+            case TIFF_RATIONAL: case TIFF_SRATIONAL: case TIFF_FLOAT: case TIFF_DOUBLE:
+                if (size == 8) { double v = 0; if (TIFFGetField(src, tag, &v)) ok = TIFFSetField(dst, tag, v); }
+                else { float v = 0; if (TIFFGetField(src, tag, &v)) ok = TIFFSetField(dst, tag, (double)v); }
+                break;
+            default: break;
+            }
+        } else {
+            void *data = NULL;
+            if (TIFFGetField(src, tag, &data) && data) ok = TIFFSetField(dst, tag, data);
+        }
+        if (ok) copied++;
+    }
+    return copied;
+}
+
+/// IFD0's EXIF directory offset (0 when there is none).
+static inline uint64_t sf_tiff_exif_offset(TIFF *tif) {
+    uint64_t offset = 0;
+    return TIFFGetField(tif, TIFFTAG_EXIFIFD, &offset) ? offset : 0;
+}
+
+static inline int sf_tiff_set_exif_offset(TIFF *tif, uint64_t offset) { return TIFFSetField(tif, TIFFTAG_EXIFIFD, offset); }
+
+/// An ASCII tag of the current directory, or NULL.
+static inline const char *sf_tiff_get_ascii(TIFF *tif, uint32_t tag) {
+    char *text = NULL;
+    return TIFFGetField(tif, tag, &text) ? text : NULL;
+}
+
+static inline int sf_tiff_set_ascii(TIFF *tif, uint32_t tag, const char *text) { return TIFFSetField(tif, tag, text); }
+
 #endif

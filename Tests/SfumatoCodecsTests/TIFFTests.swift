@@ -1,3 +1,4 @@
+import CTIFF
 import Foundation
 import SfumatoCodecs
 import SfumatoCore
@@ -46,14 +47,37 @@ struct TIFFTests {
         #expect(try ImageIO.read(bytes: try ImageIO.encode(photo, format: .tiff), name: "rocket.tif").bitmap == photo)
     }
 
-    @Test("the XMP packet and an sRGB profile are written and read back; EXIF is not written")
+    @Test("the XMP packet, an sRGB profile and the EXIF tags are written (the camera's in the image's directory, the rest in an EXIF one)")
     func metadata() throws {
         var options = EncodeOptions()
         options.metadata = MetadataSamples.camera
-        let info = try TIFF.info(try TIFF.encode(try Pixels.noise(8, 8), options: options))
-        #expect(info.metadata.xmp == MetadataSamples.camera.xmp)
-        #expect(info.metadata.hadColorProfile && info.iccProfile?.contains("sRGB") == true)
-        #expect(info.metadata.exif == nil)
+        for bitmap in [try Pixels.noise(8, 6), try Pixels.noise(9, 5, alpha: true)] {
+            let bytes = try TIFF.encode(bitmap, options: options)
+            let info = try TIFF.info(bytes)
+            #expect(info.metadata.xmp == MetadataSamples.camera.xmp)
+            #expect(info.metadata.hadColorProfile && info.iccProfile?.contains("sRGB") == true)
+            #expect(try TIFF.decode(bytes).bitmap == bitmap, "the pixels are intact")
+            let tags = try TIFFTestReader.exifTags(bytes)
+            #expect(tags.directories == 1, "one image directory (the EXIF one is not in the chain)")
+            #expect(tags.make == "Sfumato Camera Co.")
+            #expect(tags.pixelX == UInt32(bitmap.width) && tags.pixelY == UInt32(bitmap.height), "EXIF dimensions are the image's: \(tags)")
+        }
+        let bare = try TIFFTestReader.exifTags(try TIFF.encode(try Pixels.noise(8, 6)))
+        #expect(bare.make == nil && bare.pixelX == nil, "no EXIF written when none was given")
+        // Damaged EXIF blocks (cut short anywhere, bytes flipped): never a trap, the pixels intact.
+        let bitmap = try Pixels.noise(8, 6)
+        let block = MetadataSamples.exifBlock
+        var damaged = (7..<block.count).map { Array(block.prefix($0)) }
+        for i in stride(from: 6, to: block.count, by: 3) {
+            var b = block
+            b[i] ^= 0xA5
+            damaged.append(b)
+        }
+        for exif in damaged {
+            var o = EncodeOptions()
+            o.metadata = ImageMetadata(exif: exif)
+            #expect(try TIFF.decode(try TIFF.encode(bitmap, options: o)).bitmap == bitmap)
+        }
     }
 
     @Test("hostile TIFF: truncations, flipped bytes, huge dimensions and a pixel limit give typed errors")
@@ -116,6 +140,37 @@ struct MetadataFormatTests {
             #expect(info.metadata.hadColorProfile && info.iccProfile?.contains("sRGB") == true, "\(format): \(info.iccProfile ?? "no profile")")
             let bare = try ImageIO.info(bytes: try ImageIO.encode(bitmap, format: format), name: "\(format)")
             #expect(bare.metadata.isEmpty, "\(format) wrote metadata it was not given")
+        }
+    }
+}
+
+/// Reads back what the TIFF encoder wrote, through libtiff itself.
+enum TIFFTestReader {
+    struct Tags: CustomStringConvertible {
+        var directories = 0, make: String?, pixelX: UInt32?, pixelY: UInt32?
+        var description: String { "\(directories) directories, make \(make ?? "none"), \(pixelX.map(String.init) ?? "-")x\(pixelY.map(String.init) ?? "-")" }
+    }
+
+    static func exifTags(_ bytes: [UInt8]) throws -> Tags {
+        let data = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
+        defer { data.deallocate() }
+        data.initialize(from: bytes, count: bytes.count)
+        var stream = sf_tiff_stream()
+        stream.data = data
+        stream.size = UInt64(bytes.count)
+        return try withUnsafeMutablePointer(to: &stream) { pointer in
+            let tif = try #require(sf_tiff_open(pointer, "r", 1 << 30))
+            defer { TIFFClose(tif) }
+            var tags = Tags()
+            tags.directories = Int(TIFFNumberOfDirectories(tif))
+            _ = TIFFSetDirectory(tif, 0)
+            tags.make = sf_tiff_get_ascii(tif, 271).map { String(cString: $0) }
+            let offset = sf_tiff_exif_offset(tif)
+            guard offset > 0, TIFFReadEXIFDirectory(tif, offset) == 1 else { return tags }
+            var v: UInt32 = 0
+            if sf_tiff_get_u32(tif, 0xA002, &v) != 0 { tags.pixelX = v }
+            if sf_tiff_get_u32(tif, 0xA003, &v) != 0 { tags.pixelY = v }
+            return tags
         }
     }
 }
