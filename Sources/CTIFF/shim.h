@@ -4,6 +4,8 @@
 // this gives it a file in memory (its client I/O procedures), keeps its messages instead of
 // printing them, and wraps the variadic TIFFGetField/TIFFSetField, which Swift cannot call.
 #include <tiffio.h>
+#include <libexif/exif-data.h>
+#include <libexif/exif-utils.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,5 +189,149 @@ static inline const char *sf_tiff_get_ascii(TIFF *tif, uint32_t tag) {
 }
 
 static inline int sf_tiff_set_ascii(TIFF *tif, uint32_t tag, const char *text) { return TIFFSetField(tif, tag, text); }
+
+/// The closest fraction n / d to `v` >= 0 with d <= 1 000 000 (continued fractions): a rational
+/// libtiff handed over as a float comes back as the camera wrote it (1/250, 28/10) whenever its
+/// denominator was small.
+static inline void sf_rational(double v, uint32_t *num, uint32_t *den) {
+    *num = 0; *den = 1;
+    if (!(v > 0)) return;
+    if (v > 4294967295.0) { *num = 4294967295u; return; }
+    double x = v;
+    uint64_t h0 = 1, h1 = 0, k0 = 0, k1 = 1;  // convergents h/k
+    for (int i = 0; i < 40; i++) {
+        double a = x < 4294967295.0 ? (double)(uint64_t)x : 4294967295.0;
+        uint64_t h = (uint64_t)a * h0 + h1, k = (uint64_t)a * k0 + k1;
+        if (k > 1000000 || h > 4294967295u) break;
+        h1 = h0; h0 = h; k1 = k0; k0 = k;
+        double f = x - a;
+        if (f < 1e-12 || (double)h / (double)k == v) break;
+        x = 1 / f;
+    }
+    if (k0 == 0) return;
+    *num = (uint32_t)h0; *den = (uint32_t)k0;
+}
+
+/// Adds an entry of `format` with `components` values to `ifd`, its bytes made by `fill`ing a
+/// zeroed buffer in Intel byte order.
+static inline unsigned char *sf_exif_add(ExifData *ed, ExifIfd ifd, uint32_t tag, ExifFormat format, unsigned long components) {
+    unsigned long size = exif_format_get_size(format) * components;
+    if (size == 0 || size > 60000) return NULL;
+    ExifEntry *e = exif_entry_new();
+    if (!e) return NULL;
+    e->data = (unsigned char *)calloc(1, size);
+    if (!e->data) { exif_entry_unref(e); return NULL; }
+    e->tag = (ExifTag)tag; e->format = format; e->components = components; e->size = (unsigned int)size;
+    exif_content_add_entry(ed->ifd[ifd], e);
+    exif_entry_unref(e);
+    return ed->ifd[ifd]->entries[ed->ifd[ifd]->count - 1]->data;
+}
+
+/// One tag of `tif`'s current directory, as libtiff holds it, into a new entry of `ifd`.
+static inline void sf_exif_from_tiff_tag(TIFF *tif, uint32_t tag, ExifData *ed, ExifIfd ifd) {
+    const TIFFField *f = TIFFFieldWithTag(tif, tag);
+    if (!f) return;
+    TIFFDataType type = TIFFFieldDataType(f);
+    ExifByteOrder o = EXIF_BYTE_ORDER_INTEL;
+    if (type == TIFF_ASCII && !TIFFFieldPassCount(f)) {
+        char *text = NULL;
+        if (!TIFFGetField(tif, tag, &text) || !text) return;
+        size_t n = strnlen(text, 4096) + 1;
+        unsigned char *d = sf_exif_add(ed, ifd, tag, EXIF_FORMAT_ASCII, n);
+        if (d) memcpy(d, text, n - 1);
+        return;
+    }
+    // Values: a count and an array (pass-count fields), one value, or a fixed-length array.
+    uint32_t count = 1;
+    const void *data = NULL;
+    union { uint8_t u8; uint16_t u16; uint32_t u32; float f32; double f64; } one;
+    int size = TIFFFieldSetGetSize(f);
+    if (TIFFFieldPassCount(f)) {
+        if (TIFFFieldReadCount(f) == TIFF_VARIABLE2) {
+            uint32_t c = 0; void *p = NULL;
+            if (!TIFFGetField(tif, tag, &c, &p)) return;
+            count = c; data = p;
+        } else {
+            uint16_t c = 0; void *p = NULL;
+            if (!TIFFGetField(tif, tag, &c, &p)) return;
+            count = c; data = p;
+        }
+    } else if (TIFFFieldReadCount(f) == 1) {
+        if (!TIFFGetField(tif, tag, &one)) return;
+        data = &one;
+    } else if (TIFFFieldReadCount(f) > 1) {
+        void *p = NULL;
+        if (!TIFFGetField(tif, tag, &p)) return;
+        count = (uint32_t)TIFFFieldReadCount(f); data = p;
+    }
+    if (!data || count == 0 || count > 15000) return;
+    unsigned char *d = NULL;
+    switch (type) {
+    case TIFF_BYTE: case TIFF_SBYTE: case TIFF_UNDEFINED: case TIFF_ASCII:
+        if (size != 1) return;
+        d = sf_exif_add(ed, ifd, tag, (ExifFormat)type, count);
+        if (d) memcpy(d, data, count);
+        break;
+    case TIFF_SHORT: case TIFF_SSHORT:
+        if (size != 2) return;
+        d = sf_exif_add(ed, ifd, tag, (ExifFormat)type, count);
+        for (uint32_t i = 0; d && i < count; i++) exif_set_short(d + 2 * i, o, ((const uint16_t *)data)[i]);
+        break;
+    case TIFF_LONG: case TIFF_SLONG: case TIFF_IFD:
+        if (size != 4) return;
+        d = sf_exif_add(ed, ifd, tag, type == TIFF_SLONG ? EXIF_FORMAT_SLONG : EXIF_FORMAT_LONG, count);
+        for (uint32_t i = 0; d && i < count; i++) exif_set_long(d + 4 * i, o, ((const uint32_t *)data)[i]);
+        break;
+    case TIFF_RATIONAL: case TIFF_SRATIONAL:
+        if (size != 4 && size != 8) return;
+        d = sf_exif_add(ed, ifd, tag, (ExifFormat)type, count);
+        for (uint32_t i = 0; d && i < count; i++) {
+            double v = size == 8 ? ((const double *)data)[i] : ((const float *)data)[i];
+            uint32_t n, den;
+            sf_rational(v < 0 ? -v : v, &n, &den);
+            if (type == TIFF_SRATIONAL) {
+                ExifSRational r = {(ExifSLong)(v < 0 ? -(int64_t)(n & 0x7fffffff) : (int64_t)(n & 0x7fffffff)), (ExifSLong)(den & 0x7fffffff)};
+                exif_set_srational(d + 8 * i, o, r);
+            } else {
+                ExifRational r = {n, den};
+                exif_set_rational(d + 8 * i, o, r);
+            }
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+/// The EXIF block (APP1 form: "Exif\0\0", then TIFF) of a TIFF's EXIF directory, with IFD0's
+/// camera text tags, made by libexif from the values libtiff reads; NULL when the file has no
+/// EXIF directory or libtiff cannot read it. Leaves `tif` at its first directory again (pointers
+/// to its tags' data got before this call are stale after it). Free the bytes with free().
+static inline unsigned char *sf_tiff_exif_block(TIFF *tif, unsigned int *out_size) {
+    *out_size = 0;
+    uint64_t offset = 0;
+    if (!TIFFGetField(tif, TIFFTAG_EXIFIFD, &offset) || offset == 0) return NULL;
+    ExifData *ed = exif_data_new();
+    if (!ed) return NULL;
+    exif_data_set_byte_order(ed, EXIF_BYTE_ORDER_INTEL);
+    exif_data_unset_option(ed, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS);
+    exif_data_unset_option(ed, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
+    static const uint32_t camera[] = {270, 271, 272, 305, 306, 315, 33432};
+    for (int i = 0; i < 7; i++) sf_exif_from_tiff_tag(tif, camera[i], ed, EXIF_IFD_0);
+    // The image's orientation (TIFF's own tag, 1 when absent), as a camera's IFD0 carries it.
+    uint16_t orientation = 1;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+    unsigned char *o = sf_exif_add(ed, EXIF_IFD_0, TIFFTAG_ORIENTATION, EXIF_FORMAT_SHORT, 1);
+    if (o) exif_set_short(o, EXIF_BYTE_ORDER_INTEL, orientation);
+    unsigned char *out = NULL;
+    if (TIFFReadEXIFDirectory(tif, offset)) {
+        int n = TIFFGetTagListCount(tif);
+        for (int i = 0; i < n && i < 1000; i++) sf_exif_from_tiff_tag(tif, TIFFGetTagListEntry(tif, i), ed, EXIF_IFD_EXIF);
+        if (ed->ifd[EXIF_IFD_EXIF]->count > 0) exif_data_save_data(ed, &out, out_size);
+    }
+    exif_data_unref(ed);
+    TIFFSetDirectory(tif, 0);
+    return out;
+}
 
 #endif

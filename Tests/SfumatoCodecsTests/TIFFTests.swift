@@ -124,12 +124,12 @@ struct TIFFTests {
 /// Metadata through every format that writes it.
 @Suite("Metadata in every format")
 struct MetadataFormatTests {
-    @Test("JPEG, PNG, WebP and AVIF keep EXIF (size updated, orientation 1), XMP and an sRGB profile")
+    @Test("JPEG, PNG, WebP, AVIF and TIFF keep EXIF (size updated, orientation 1), XMP and an sRGB profile")
     func everyFormat() throws {
         let bitmap = try Pixels.noise(40, 24, seed: 2)
         var options = EncodeOptions()
         options.metadata = MetadataSamples.camera
-        for format in [ImageFormat.jpeg, .png, .webp, .avif] {
+        for format in [ImageFormat.jpeg, .png, .webp, .avif, .tiff] {
             let info = try ImageIO.info(bytes: try ImageIO.encode(bitmap, format: format, options: options), name: "\(format)")
             let exif = try #require(info.metadata.exif, "\(format) lost the EXIF block")
             let facts = ImageMetadata.exifFacts(exif)

@@ -7,7 +7,9 @@ import SfumatoCore
 /// Reading: 8- and 16-bit RGB and grey files, with or without alpha, in strips, are read as they
 /// are (RGBA16 for 16-bit files); everything else libtiff can show (tiles, palettes, CMYK,
 /// YCbCr, 1 to 4 bits, JPEG-in-TIFF) through its RGBA interface, at 8 bits. The ICC profile is
-/// converted to sRGB, the orientation tag applied, and the XMP packet kept.
+/// converted to sRGB, the orientation tag applied, the XMP packet kept, and the EXIF directory
+/// made into an EXIF block (libtiff reads it, libexif writes the block; rationals come back as
+/// the closest fraction with a denominator up to a million).
 ///
 /// Writing: RGB or grey, 8 or 16 bits, alpha when not every pixel is opaque, Deflate with the
 /// horizontal predictor, an sRGB profile when the input had one, the XMP packet, and the EXIF

@@ -68,6 +68,15 @@ final class _TIFFFile {
         if sf_tiff_get_bytes(tif, _TIFFTag.xmlPacket, &count, &data) != 0, let data, count > 0, count <= Self.metadataLimit {
             info.metadata.xmp = ImageMetadata.xmpPrefix + Array(UnsafeRawBufferPointer(start: data, count: Int(count)))
         }
+        // Last: reading the EXIF directory leaves the file at its first directory again, which
+        // makes the tag pointers above stale (their bytes are copied already).
+        var exifSize: UInt32 = 0
+        if let block = sf_tiff_exif_block(tif, &exifSize) {
+            if exifSize > UInt32(ImageMetadata.exifPrefix.count), exifSize <= 65533 {
+                info.metadata.exif = Array(UnsafeBufferPointer(start: block, count: Int(exifSize)))
+            }
+            free(block)
+        }
         // Every stored property is set: a throw from here on runs deinit, which closes the file.
         guard info.width > 0, info.height > 0 else {
             throw SfumatoError.corrupt("\(name): TIFF image has no pixels (\(w)x\(h))")
