@@ -81,14 +81,25 @@ struct GeneratorTests {
                 let v = RandomGenerator.values(x: Self.region.x + x, y: Self.region.y + y)
                 let a = Double(v.w) / 65535
                 let got = out.bytes(x: x, y: y)
-                if abs(Double(got.w) - (a * 255).rounded()) > 1 { mismatches += 1 }
-                if a >= 0.5 {
-                    for k in 0..<3 where abs(Double(got[k]) - (Double(v[k]) / 65535 * 255).rounded()) > 1 { mismatches += 1 }
-                }
+                // Exactly the definition's levels (the 8-bit route; the float route's below).
+                if Double(got.w) != (a * 255).rounded() { mismatches += 1 }
+                for k in 0..<3 where Double(got[k]) != (v.w == 0 ? 0 : (Double(v[k]) / 65535 * 255).rounded()) { mismatches += 1 }
                 sums += SIMD4<Double>(v) / 65535
             }
         }
         #expect(mismatches == 0)
+        // The float route (floats out, rounded here as an 8-bit store rounds them) gives the same bytes.
+        let floats = try RenderContext(workingSpace: .none).render(
+            RandomGenerator().apply(to: .empty), rect: Self.region, format: .rgbaFloat32, alpha: .straight, encoding: .srgb)
+        var routes = 0
+        for y in 0..<Self.region.height {
+            for x in 0..<Self.region.width {
+                let f = floats.pixel(x: x, y: y), got = out.bytes(x: x, y: y)
+                let want = f.w > 0 ? SIMD4<UInt8>((f.clamped(lowerBound: .zero, upperBound: .one) * 255).rounded(.toNearestOrAwayFromZero)) : .zero
+                if want != got { routes += 1 }
+            }
+        }
+        #expect(routes == 0, "\(routes) pixels differ between the 8-bit and float routes")
         let mean = sums / Double(Self.region.area)
         for k in 0..<4 { #expect(abs(mean[k] - 0.5) < 0.01, "channel \(k): mean \(mean[k])") }
         #expect(RandomGenerator.values(x: 0, y: 1) != RandomGenerator.values(x: 1, y: 0))

@@ -344,3 +344,23 @@ test("a tilt that is not a number neither moves the azimuth nor poisons the next
   assert.ok(azimuths.every(Number.isFinite), `azimuths ${azimuths}`);
   assert.ok(Math.abs(azimuths[azimuths.length - 1] - Math.PI / 2) < 1e-9);
 });
+
+test("in Adjust a mouse steers by its drag: leaning toward where it moved, flat at 240 px; a pen keeps its tilt", async () => {
+  const S = page();
+  const { input, sent, fire } = pen(S);
+  input.hooks.steersByDrag = () => true;
+  fire("pointerdown", 100, { pointerType: "mouse", pressure: 0.5 });
+  fire("pointermove", 220, { pointerType: "mouse", pressure: 0.5 });
+  fire("pointermove", 100, { pointerType: "mouse", pressure: 0.5, clientY: 10 + 480 });
+  fire("pointerup", 100, { pointerType: "mouse", pressure: 0, clientY: 10 + 480 });
+  await new Promise((r) => setTimeout(r, 20));
+  const [down, right, below] = sent.flatMap((m) => m.samples);
+  assert.equal(down.altitude, Math.PI / 2, "upright where it went down");
+  assert.ok(Math.abs(right.altitude - Math.PI / 4) < 1e-12 && Math.abs(right.azimuth) < 1e-12, "120 px right: 45 degrees toward +x");
+  assert.ok(Math.abs(below.altitude) < 1e-12 && Math.abs(below.azimuth - Math.PI / 2) < 1e-12, "480 px down: flat, toward +y");
+  // A pen's own tilt wins, drag or not.
+  fire("pointerdown", 100, { tiltX: 40, tiltY: 0 });
+  fire("pointerup", 300, { tiltX: 40, tiltY: 0 });
+  const pen40 = sent.filter((m) => m.stroke === 2).flatMap((m) => m.samples)[0];
+  assert.ok(Math.abs(pen40.altitude - (Math.PI / 2 - (40 * Math.PI) / 180)) < 1e-9, `${pen40.altitude}`);
+});

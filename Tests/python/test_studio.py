@@ -65,6 +65,36 @@ def test_the_page_sees_the_api_surface_it_is_given(studio, run, api_surface):
 # ---------------------------------------------------------------------------------------------------
 # Adjust (PencilController)
 
+def test_adjust_is_steered_by_a_mouse_drag(studio, run):
+    """A mouse (or a finger) has no tilt: holding a pair, its drag leans the pen that way, 90 degrees
+    at 240 CSS px; here 120 px to the right, as a pen leaning right 45 degrees."""
+    async def scenario(context):
+        tab = await Tab.open(context, studio.url)
+        page = tab.page
+        to_client = await tab.mapper()
+        cx, cy = to_client(960, 640)
+
+        async def mouse(kind, x, y):
+            params = {"type": kind, "x": x, "y": y, "button": "left", "buttons": 0 if kind == "mouseReleased" else 1,
+                      "pointerType": "mouse"}
+            if kind != "mouseMoved":
+                params["clickCount"] = 1
+            await tab.cdp.send("Input.dispatchMouseEvent", params)
+
+        want = pencil_controller("hue-saturation", 45, 0)
+        await page.keyboard.down("1")
+        await mouse("mousePressed", cx, cy)
+        for i in range(1, 13):
+            await mouse("mouseMoved", cx + 10 * i, cy)
+        await mouse("mouseReleased", cx + 120, cy)
+        await page.keyboard.up("1")
+        doc = await until(studio.document, lambda d: abs(d["adjust"]["saturation"] - want["saturation"]) < 0.05,
+                          "the saturation of a 45-degree lean")
+        assert angle_difference(doc["adjust"]["hue"], want["hue"]) < 0.02, doc["adjust"]
+        tab.assert_no_page_errors()
+    run(scenario)
+
+
 def test_adjust_pairs_follow_the_pen_pose(studio, run, photo_pixels):
     async def scenario(context):
         tab = await Tab.open(context, studio.url)

@@ -16,9 +16,15 @@ public protocol PixelGenerator: Sendable {
     var isColor: Bool { get }
     /// Writes pixels (x, y) ... (x + count - 1, y), straight RGBA.
     func generate(into row: UnsafeMutablePointer<SIMD4<Float>>, x: Int, y: Int, count: Int)
+    /// Writes pixels (x, y) ... (x + count - 1, y) as straight sRGB RGBA8, the very bytes a
+    /// render in the `.none` working space stores from ``generate(into:x:y:count:)`` (each
+    /// value rounded to a level; a pixel of alpha 0 all zero), for an 8-bit output written
+    /// without floats. Returns false (the default) where the generator has no such form.
+    func generateStraightBytes(into row: UnsafeMutablePointer<UInt8>, x: Int, y: Int, count: Int) -> Bool
 }
 
 extension PixelGenerator {
     public var extent: Rect { .infinite }
     public var isColor: Bool { true }
+    public func generateStraightBytes(into row: UnsafeMutablePointer<UInt8>, x: Int, y: Int, count: Int) -> Bool { false }
 }

@@ -35,4 +35,16 @@ struct _RandomNoise: PixelGenerator {
     func generate(into row: UnsafeMutablePointer<SIMD4<Float>>, x: Int, y: Int, count: Int) {
         for i in 0..<count { row[i] = SIMD4<Float>(RandomGenerator.values(x: x + i, y: y)) / 65535 }
     }
+
+    /// round(v / 65535 × 255) = (v + 128) / 257 in integers (v / 257 is never half-way), the
+    /// float route's bytes; alpha 0 stores a transparent pixel.
+    func generateStraightBytes(into row: UnsafeMutablePointer<UInt8>, x: Int, y: Int, count: Int) -> Bool {
+        let raw = UnsafeMutableRawPointer(row)
+        for i in 0..<count {
+            let v = RandomGenerator.values(x: x + i, y: y)
+            let levels = SIMD4<UInt8>(truncatingIfNeeded: (SIMD4<UInt32>(truncatingIfNeeded: v) &+ 128) / 257)
+            raw.storeBytes(of: v.w == 0 ? SIMD4<UInt8>() : levels, toByteOffset: 4 * i, as: SIMD4<UInt8>.self)
+        }
+        return true
+    }
 }

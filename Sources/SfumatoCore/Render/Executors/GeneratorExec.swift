@@ -36,4 +36,20 @@ final class _GeneratorExec: _Exec, @unchecked Sendable {
         }
         return _convert(out, to: kind, w)
     }
+
+    /// A generator with an 8-bit form writes a straight sRGB RGBA8 destination itself (in the
+    /// `.none` working space, where its sRGB values need no conversion).
+    override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        if !w.linear, generator.isColor, generator.encoding == .srgb, d.format == .rgba8, d.encoding == .srgb, d.alpha == .straight,
+            extent.contains(rect)
+        {
+            var written = true
+            for y in rect.y..<rect.maxY where written {
+                let row = (d.row(y) + (rect.x - d.rect.x) * 4).assumingMemoryBound(to: UInt8.self)
+                written = generator.generateStraightBytes(into: row, x: rect.x, y: y, count: rect.width)
+            }
+            if written { return }
+        }
+        try super.store(rect, into: d, w)
+    }
 }

@@ -51,6 +51,8 @@
       expectsPixels: () => DRAWING_MODES.has(state.mode) || (state.mode === "adjust" && !!state.hold),
       tailColor: tailColor,
       pencilFollows: () => state.mode === "adjust" && !!state.hold,
+      // A mouse or a finger steers Adjust's pairs by its drag (it has no tilt to lean).
+      steersByDrag: () => state.mode === "adjust" && !!state.hold,
       swipe: onSwipe,
       strokeEnded: sendStatsSoon,
       hover: onHover,

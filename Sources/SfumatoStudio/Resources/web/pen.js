@@ -18,11 +18,15 @@
   // Azimuth from whole-degree tilt follows each reading by a gain growing as the tilt's square, full
   // from this tilt (degrees) on: see steadyAngles.
   const STEADY_TILT_DEG = 8;
+  // A mouse or a finger has no tilt: in Adjust it steers by the drag from where it went down, as if
+  // leaning a pen that way, fully (flat on the paper) this far (CSS px) away.
+  const DRAG_LEAN_PX = 240;
 
   class PenInput {
     /**
      * hooks: mode(), penOnly(), penSeen(), sendsPen(), expectsPixels(), tailColor(sample) -> css | null,
-     *        pencilFollows() -> bool, swipe(direction), strokeEnded(), hover(sample), hoverEnd()
+     *        pencilFollows() -> bool, steersByDrag() -> bool, swipe(direction), strokeEnded(), hover(sample),
+     *        hoverEnd()
      */
     constructor({ view, connection, hooks }) {
       this.view = view;
@@ -36,6 +40,7 @@
       this.pressureMice = new Set();   // pointers reported as a mouse that send pressure (see kindOf)
       this.azimuths = new Map();       // pointerId -> the steadied azimuth from tilt (see steadyAngles)
       this.waitingTouch = null;        // a finger not yet drawing: {pointerId, x0, y0, samples, timer}
+      this.dragOrigin = null;          // where the pointer in use went down: {pointerId, x, y} (client px)
       // Moves go out as soon as the browser delivers them (see listen). Holding them for
       // requestAnimationFrame instead cost 4-7 ms of pen-to-pixels latency for most samples (the
       // frame clock and the input arrive out of phase). A browser that delivers moves faster than
@@ -77,8 +82,9 @@
     sample(event, coalesced) {
       const at = this.view.clientToDoc(event.clientX, event.clientY);
       if (!at) return null;
-      const { altitude, azimuth } = this.steadyAngles(event, S.util.penAngles(event));
       const pointerType = this.kindOf(event);
+      const { altitude, azimuth } = pointerType !== "pen" && this.hooks.steersByDrag && this.hooks.steersByDrag()
+        ? this.dragAngles(event) : this.steadyAngles(event, S.util.penAngles(event));
       let pressure = event.pressure;
       // Hardware without pressure reports 0.5 while pressed; a few browsers report 0 for such touches.
       if (pointerType !== "pen" && pressure === 0 && (event.buttons & 1)) pressure = 0.5;
@@ -91,6 +97,21 @@
         t: event.timeStamp,
         coalesced,
       };
+    }
+
+    /**
+     * Angles for a pointer with no tilt, from its drag: leaning toward where it moved, by
+     * 90 degrees x distance / DRAG_LEAN_PX at most (upright where it went down).
+     */
+    dragAngles(event) {
+      const o = this.dragOrigin;
+      if (!o || o.pointerId !== event.pointerId) return { altitude: Math.PI / 2, azimuth: 0 };
+      const dx = event.clientX - o.x, dy = event.clientY - o.y;
+      const d = Math.hypot(dx, dy);
+      if (!(d > 0)) return { altitude: Math.PI / 2, azimuth: 0 };
+      const lean = Math.min(1, d / DRAG_LEAN_PX) * Math.PI / 2;
+      // Pointer Events' azimuth: 0 toward +x, growing toward +y (clockwise on screen).
+      return { altitude: Math.PI / 2 - lean, azimuth: (Math.atan2(dy, dx) + 2 * Math.PI) % (2 * Math.PI) };
     }
 
     /**
@@ -170,6 +191,7 @@
       if (event.pointerType === "touch" && this.hooks.penOnly()) return;   // palm rejection
       // While disconnected nothing can be drawn; a stroke begun now would reach the next session half-made.
       if (!this.hooks.sendsPen() || !this.connection.isOpen) return;
+      this.dragOrigin = { pointerId: event.pointerId, x: event.clientX, y: event.clientY };
       const first = this.sample(event, false);
       if (!first) return;
       event.preventDefault();
