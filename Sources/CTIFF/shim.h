@@ -7,6 +7,7 @@
 #include <libexif/exif-data.h>
 #include <libexif/exif-utils.h>
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,51 +128,102 @@ static inline int sf_tiff_read_rgba(TIFF *tif, uint32_t width, uint32_t height, 
     TIFFRGBAImageEnd(&img);
     return ok;
 }
-/// Copies every tag of `src`'s current directory that libtiff lists as set (the custom tags:
-/// in an EXIF directory read with TIFFReadEXIFDirectory, all of them) into `dst`'s current
-/// directory, each through its field's own get/set convention. Returns how many were copied.
-static inline int sf_tiff_copy_custom_tags(TIFF *src, TIFF *dst) {
-    int copied = 0, n = TIFFGetTagListCount(src);
-    for (int i = 0; i < n; i++) {
-        uint32_t tag = TIFFGetTagListEntry(src, i);
-        const TIFFField *f = TIFFFieldWithTag(src, tag);
-        if (!f || !TIFFFieldWithTag(dst, tag)) continue;
-        TIFFDataType type = TIFFFieldDataType(f);
-        int ok = 0;
-        if (TIFFFieldPassCount(f)) {
-            void *data = NULL;
-            if (TIFFFieldReadCount(f) == TIFF_VARIABLE2) {
-                uint32_t count = 0;
-                if (TIFFGetField(src, tag, &count, &data) && data) ok = TIFFSetField(dst, tag, count, data);
-            } else {
-                uint16_t count = 0;
-                if (TIFFGetField(src, tag, &count, &data) && data) ok = TIFFSetField(dst, tag, (int)count, data);
-            }
-        } else if (type == TIFF_ASCII) {
-            char *text = NULL;
-            if (TIFFGetField(src, tag, &text) && text) ok = TIFFSetField(dst, tag, text);
-        } else if (TIFFFieldReadCount(f) == 1) {
-            int size = TIFFFieldSetGetSize(f);
-            switch (type) {
-            case TIFF_BYTE: case TIFF_SBYTE: case TIFF_UNDEFINED: {
-                uint8_t v = 0; if (TIFFGetField(src, tag, &v)) ok = TIFFSetField(dst, tag, (int)v); break; }
-            case TIFF_SHORT: case TIFF_SSHORT: {
-                uint16_t v = 0; if (TIFFGetField(src, tag, &v)) ok = TIFFSetField(dst, tag, (int)v); break; }
-            case TIFF_LONG: case TIFF_SLONG: case TIFF_IFD: {
-                uint32_t v = 0; if (TIFFGetField(src, tag, &v)) ok = TIFFSetField(dst, tag, v); break; }
-            case TIFF_RATIONAL: case TIFF_SRATIONAL: case TIFF_FLOAT: case TIFF_DOUBLE:
-                if (size == 8) { double v = 0; if (TIFFGetField(src, tag, &v)) ok = TIFFSetField(dst, tag, v); }
-                else { float v = 0; if (TIFFGetField(src, tag, &v)) ok = TIFFSetField(dst, tag, (double)v); }
-                break;
-            default: break;
-            }
-        } else {
-            void *data = NULL;
-            if (TIFFGetField(src, tag, &data) && data) ok = TIFFSetField(dst, tag, data);
+/// Sets, in `out`'s current directory, the tags of one IFD of an EXIF block (libexif reads it,
+/// whatever types its writer chose): every tag libtiff knows for the EXIF directory when
+/// `exif_directory` (`out`'s current directory made by TIFFCreateEXIFDirectory), only the camera's
+/// text tags (description, make, model, software, date, artist, copyright) for IFD0. Each
+/// value is converted to the C type libtiff's field takes. Returns how many tags were set.
+static inline int sf_tiff_set_from_exif(TIFF *out, const unsigned char *data, unsigned int size, int exif_directory) {
+    ExifIfd ifd = exif_directory ? EXIF_IFD_EXIF : EXIF_IFD_0;
+    ExifData *ed = exif_data_new();
+    if (!ed) return 0;
+    exif_data_unset_option(ed, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS);
+    exif_data_unset_option(ed, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
+    exif_data_load_data(ed, data, size);
+    ExifContent *content = ed->ifd[ifd];
+    ExifByteOrder o = exif_data_get_byte_order(ed);
+    static const uint32_t camera[] = {270, 271, 272, 305, 306, 315, 33432};
+    int set = 0;
+    for (unsigned int i = 0; content && i < content->count; i++) {
+        ExifEntry *e = content->entries[i];
+        if (!e || !e->data || e->components == 0 || e->components > 15000) continue;
+        uint32_t tag = e->tag;
+        if (ifd == EXIF_IFD_0) {
+            int wanted = 0;
+            for (int k = 0; k < 7; k++) wanted |= camera[k] == tag;
+            if (!wanted) continue;
         }
-        if (ok) copied++;
+        const TIFFField *f = TIFFFieldWithTag(out, tag);
+        if (!f) continue;
+        TIFFDataType type = TIFFFieldDataType(f);
+        unsigned long n = e->components;
+        if (type == TIFF_ASCII) {
+            if (e->format != EXIF_FORMAT_ASCII) continue;
+            char *text = (char *)calloc(1, e->size + 1);
+            if (!text) continue;
+            memcpy(text, e->data, e->size);
+            if (TIFFSetField(out, tag, text)) set++;
+            free(text);
+            continue;
+        }
+        // The entry's values as doubles (integers exactly), whatever its format.
+        unsigned int esize = exif_format_get_size(e->format);
+        if (esize == 0 || e->size < esize * n) continue;
+        double *v = (double *)calloc(n, sizeof(double));
+        if (!v) continue;
+        int ok = 1;
+        for (unsigned long k = 0; k < n && ok; k++) {
+            const unsigned char *p = e->data + k * esize;
+            switch (e->format) {
+            case EXIF_FORMAT_BYTE: case EXIF_FORMAT_UNDEFINED: v[k] = p[0]; break;
+            case EXIF_FORMAT_SBYTE: v[k] = (int8_t)p[0]; break;
+            case EXIF_FORMAT_SHORT: v[k] = exif_get_short(p, o); break;
+            case EXIF_FORMAT_SSHORT: v[k] = exif_get_sshort(p, o); break;
+            case EXIF_FORMAT_LONG: v[k] = exif_get_long(p, o); break;
+            case EXIF_FORMAT_SLONG: v[k] = exif_get_slong(p, o); break;
+            case EXIF_FORMAT_RATIONAL: { ExifRational r = exif_get_rational(p, o); ok = r.denominator != 0; if (ok) v[k] = (double)r.numerator / r.denominator; break; }
+            case EXIF_FORMAT_SRATIONAL: { ExifSRational r = exif_get_srational(p, o); ok = r.denominator != 0; if (ok) v[k] = (double)r.numerator / r.denominator; break; }
+            case EXIF_FORMAT_FLOAT: { uint32_t b = exif_get_long(p, o); float x; memcpy(&x, &b, 4); v[k] = x; ok = isfinite(x); break; }
+            case EXIF_FORMAT_DOUBLE: {
+                uint64_t first = exif_get_long(p, o), second = exif_get_long(p + 4, o);
+                uint64_t b = o == EXIF_BYTE_ORDER_MOTOROLA ? first << 32 | second : second << 32 | first;
+                double x; memcpy(&x, &b, 8); v[k] = x; ok = isfinite(x); break;
+            }
+            default: ok = 0; break;
+            }
+        }
+        int size = TIFFFieldSetGetSize(f);
+        int floating = type == TIFF_RATIONAL || type == TIFF_SRATIONAL || type == TIFF_FLOAT || type == TIFF_DOUBLE;
+        int single = !TIFFFieldPassCount(f) && TIFFFieldReadCount(f) == 1;
+        if (ok && single) {
+            if (floating) ok = TIFFSetField(out, tag, v[0]);
+            else if (size == 4) ok = TIFFSetField(out, tag, (uint32_t)v[0]);
+            else ok = TIFFSetField(out, tag, (int)v[0]);
+        } else if (ok && (size == 1 || size == 2 || size == 4 || size == 8)) {
+            // An array in the field's own element type: counted, or of the field's fixed length.
+            if (!TIFFFieldPassCount(f) && (long)n != TIFFFieldReadCount(f)) ok = 0;
+            void *a = ok ? calloc(n, (size_t)size) : NULL;
+            if (!a) ok = 0;
+            for (unsigned long k = 0; ok && k < n; k++) {
+                if (floating && size == 4) ((float *)a)[k] = (float)v[k];
+                else if (floating) ((double *)a)[k] = v[k];
+                else if (size == 1) ((uint8_t *)a)[k] = (uint8_t)v[k];
+                else if (size == 2) ((uint16_t *)a)[k] = (uint16_t)v[k];
+                else if (size == 4) ((uint32_t *)a)[k] = (uint32_t)v[k];
+                else ((uint64_t *)a)[k] = (uint64_t)v[k];
+            }
+            if (ok) {
+                if (!TIFFFieldPassCount(f)) ok = TIFFSetField(out, tag, a);
+                else if (TIFFFieldReadCount(f) == TIFF_VARIABLE2) ok = TIFFSetField(out, tag, (uint32_t)n, a);
+                else ok = n <= 65535 && TIFFSetField(out, tag, (int)n, a);
+            }
+            free(a);
+        }
+        free(v);
+        if (ok) set++;
     }
-    return copied;
+    exif_data_unref(ed);
+    return set;
 }
 
 /// IFD0's EXIF directory offset (0 when there is none).
@@ -188,7 +240,6 @@ static inline const char *sf_tiff_get_ascii(TIFF *tif, uint32_t tag) {
     return TIFFGetField(tif, tag, &text) ? text : NULL;
 }
 
-static inline int sf_tiff_set_ascii(TIFF *tif, uint32_t tag, const char *text) { return TIFFSetField(tif, tag, text); }
 
 /// The closest fraction n / d to `v` >= 0 with d <= 1 000 000 (continued fractions): a rational
 /// libtiff handed over as a float comes back as the camera wrote it (1/250, 28/10) whenever its

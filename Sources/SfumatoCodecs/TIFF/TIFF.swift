@@ -45,7 +45,7 @@ public enum TIFF {
         defer { if !closed { TIFFClose(tif) } }
         let metadata = options.metadata ?? ImageMetadata()
         // EXIF first: its directory written on its own, then the image's, which points to it.
-        let exif = _TIFFExif.open(metadata.exif(forUprightWidth: bitmap.width, height: bitmap.height))
+        let exif = _TIFFExif(metadata.exif(forUprightWidth: bitmap.width, height: bitmap.height))
         let exifOffset = try exif?.write(into: tif, stream)
         let gray = bitmap.format == .gray8
         let alpha = !gray && !bitmap.isOpaque
@@ -66,9 +66,8 @@ public enum TIFF {
             var unassociated: UInt16 = 2
             ok = ok && sf_tiff_set_extra_samples(tif, 1, &unassociated) != 0
         }
-        if let exif, let exifOffset {
-            ok = ok && exif.copyCameraTags(into: tif) && sf_tiff_set_exif_offset(tif, exifOffset) != 0
-        }
+        exif?.copyCameraTags(into: tif)
+        if let exifOffset { ok = ok && sf_tiff_set_exif_offset(tif, exifOffset) != 0 }
         if metadata.hadColorProfile {
             let icc = ImageMetadata.sRGBProfile
             ok = ok && sf_tiff_set_bytes(tif, _TIFFTag.iccProfile, UInt32(icc.count), icc) != 0
@@ -104,90 +103,40 @@ public enum TIFF {
     }
 }
 
-/// An EXIF block (APP1 form) whose tags go into a TIFF being written. The block is itself a
-/// little TIFF: IFD0 with the camera's tags and a pointer to the EXIF directory. libtiff reads
-/// the EXIF directory (a custom directory) and writes it again; it will not read an IFD0
-/// without an image's required tags, so IFD0's few entries (the pointer, the camera's text
-/// tags) are found here, bounds-checked, by the TIFF layout's 12-byte entries.
-final class _TIFFExif {
-    private let stream: _TIFFStream
-    private let tif: OpaquePointer
-    private let exifOffset: UInt64
-    /// IFD0's text tags a TIFF's own directory holds, with their values.
-    let cameraTags: [(tag: UInt32, text: String)]
-    /// IFD0 tags a TIFF's own directory holds: description, make, model, software, date, artist,
-    /// copyright.
-    static let cameraTagNumbers: Set<UInt32> = [270, 271, 272, 305, 306, 315, 33432]
+/// An EXIF block (APP1 form) whose tags go into a TIFF being written: libexif reads the block
+/// (whatever types its writer chose for each tag) and each value is set as libtiff's field for
+/// the tag takes it; tags libtiff does not know are left out.
+struct _TIFFExif {
+    let block: [UInt8]
 
-    private init(stream: _TIFFStream, tif: OpaquePointer, exifOffset: UInt64, cameraTags: [(tag: UInt32, text: String)]) {
-        self.stream = stream
-        self.tif = tif
-        self.exifOffset = exifOffset
-        self.cameraTags = cameraTags
+    /// nil when there is no block.
+    init?(_ block: [UInt8]?) {
+        guard let block, block.count > ImageMetadata.exifPrefix.count else { return nil }
+        self.block = block
     }
-
-    /// nil when there is no block, it is not a TIFF, or it holds no EXIF directory.
-    static func open(_ block: [UInt8]?) -> _TIFFExif? {
-        guard let block, block.count > ImageMetadata.exifPrefix.count + 8 else { return nil }
-        let tiff = Array(block.dropFirst(ImageMetadata.exifPrefix.count))
-        guard let (exifOffset, camera) = ifd0(tiff), exifOffset > 8 else { return nil }
-        let stream = _TIFFStream(reading: tiff)
-        // "h": the header alone (no IFD0 check); the EXIF directory is then read as a custom one.
-        guard let tif = sf_tiff_open(stream.pointer, "rh", 1 << 20) else { return nil }
-        return _TIFFExif(stream: stream, tif: tif, exifOffset: exifOffset, cameraTags: camera)
-    }
-
-    /// IFD0's EXIF pointer (tag 34665) and camera text tags, or nil when the layout is broken.
-    static func ifd0(_ t: [UInt8]) -> (UInt64, [(tag: UInt32, text: String)])? {
-        guard t.count >= 8, t[0] == t[1], t[0] == 0x49 || t[0] == 0x4D else { return nil }
-        let little = t[0] == 0x49
-        func u16(_ i: Int) -> Int? {
-            i >= 0 && i + 2 <= t.count ? Int(little ? UInt16(t[i]) | UInt16(t[i + 1]) << 8 : UInt16(t[i]) << 8 | UInt16(t[i + 1])) : nil
-        }
-        func u32(_ i: Int) -> Int? { guard let a = u16(i), let b = u16(i + 2) else { return nil }; return little ? a | b << 16 : a << 16 | b }
-        guard u16(2) == 42, let first = u32(4), let count = u16(first) else { return nil }
-        var exif: UInt64 = 0
-        var camera: [(tag: UInt32, text: String)] = []
-        for k in 0..<count {
-            let e = first + 2 + 12 * k
-            guard let tag = u16(e), let type = u16(e + 2), let n = u32(e + 4), let value = u32(e + 8) else { return nil }
-            if tag == 34665 && (type == 4 || type == 13) && n == 1 {
-                exif = UInt64(value)
-            } else if Self.cameraTagNumbers.contains(UInt32(tag)) && type == 2 && n > 0 && n <= 4096 {
-                let at = n <= 4 ? e + 8 : value
-                guard at >= 0, at + n <= t.count else { continue }
-                let text = t[at..<(at + n)].prefix { $0 != 0 }
-                if !text.isEmpty, let s = String(bytes: text, encoding: .utf8) { camera.append((UInt32(tag), s)) }
-            }
-        }
-        return (exif, camera)
-    }
-
-    deinit { TIFFClose(tif) }
 
     /// Writes the EXIF directory into `out` (before its image's directory) and returns its offset;
-    /// nil when libtiff cannot read the block's EXIF directory.
+    /// nil when the block holds no tag libtiff knows for it. `out` is then ready for the image's
+    /// directory.
     func write(into out: OpaquePointer, _ outStream: _TIFFStream) throws -> UInt64? {
-        // A header-only handle has no directory state yet (its tag methods among it).
-        guard TIFFCreateDirectory(tif) == 0, TIFFReadEXIFDirectory(tif, exifOffset) == 1 else { return nil }
         guard TIFFCreateEXIFDirectory(out) == 0 else { throw SfumatoError.io("cannot start the TIFF's EXIF directory: \(outStream.message)") }
-        _ = sf_tiff_copy_custom_tags(tif, out)
+        let set = block.withUnsafeBufferPointer { sf_tiff_set_from_exif(out, $0.baseAddress, UInt32($0.count), 1) }
         var offset: UInt64 = 0
-        guard TIFFWriteCustomDirectory(out, &offset) == 1 else {
-            throw SfumatoError.io("cannot write the TIFF's EXIF directory: \(outStream.message)")
+        if set > 0 {
+            guard TIFFWriteCustomDirectory(out, &offset) == 1 else {
+                throw SfumatoError.io("cannot write the TIFF's EXIF directory: \(outStream.message)")
+            }
         }
         // The EXIF directory's values are freed before the image's directory is set up (setting
         // up a directory does not free the one before: LeakSanitizer found its tags).
         TIFFFreeDirectory(out)
-        guard TIFFCreateDirectory(out) == 0 else {
-            throw SfumatoError.io("cannot write the TIFF's EXIF directory: \(outStream.message)")
-        }
-        return offset
+        guard TIFFCreateDirectory(out) == 0 else { throw SfumatoError.io("cannot start the TIFF's directory: \(outStream.message)") }
+        return set > 0 ? offset : nil
     }
 
-    /// Sets IFD0's camera tags in `out`'s current directory.
-    func copyCameraTags(into out: OpaquePointer) -> Bool {
-        cameraTags.allSatisfy { sf_tiff_set_ascii(out, $0.tag, $0.text) != 0 }
+    /// Sets IFD0's camera text tags (make, model, date...) in `out`'s current directory.
+    func copyCameraTags(into out: OpaquePointer) {
+        _ = block.withUnsafeBufferPointer { sf_tiff_set_from_exif(out, $0.baseAddress, UInt32($0.count), 0) }
     }
 }
 
