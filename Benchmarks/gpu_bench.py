@@ -204,8 +204,9 @@ def main():
         "resident on the device. Each time is the median of 20 CUDA-event timings after warm-up, in milliseconds. "
         f"Limit: one read and one write of the image at the measured device copy speed ({copy_ms:.3f} ms for {w * h * 4 / 1e6:.0f} MB, "
         f"{2 * w * h * 4 / copy_ms / 1e9:.2f} TB/s). Peer: the fastest of CuPy, cupyx.scipy.ndimage and torch for the same operation. "
-        "Whole: Sfumato's in-memory render from host memory to host memory (upload, kernels, download, pageable copies) "
-        "against the CPU route on this machine's cores.",
+        "Whole: Sfumato's in-memory render from host memory to host memory, medians of 9 (planning on the host, then the "
+        "upload, kernels and download in 8 bands overlapped on 4 streams, from and to bitmaps whose pages are locked once) "
+        "against the CPU route on this machine's cores, medians of 9.",
         "",
         "| case | Sfumato kernels | limit | peer | peer time | Sfumato / peer | whole render, GPU | CPU route | CPU / GPU |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -222,7 +223,8 @@ def main():
             if peer else
             f"| {row['case']} | {row['kernel_ms']:.3f} | {copy_ms:.3f} | | | | {row['gpu_whole_ms']:.1f} | {row['cpu_ms']:.1f} | "
             f"{row['cpu_ms'] / row['gpu_whole_ms']:.1f} |")
-    lines += ["", f"Upload and download (pageable memory) per render: see `sfumato-gpu time`'s JSON; the run took {time.time() - started:.0f} s.", ""]
+    lines += ["", f"Upload and download alone per render, and the host's planning time: see `sfumato-gpu time`'s JSON "
+              f"(BENCHMARKS-GPU.json); the run took {time.time() - started:.0f} s.", ""]
     Path(args.markdown).write_text("\n".join(lines))
     print("\n".join(lines))
     json.dump({"sfumato": ours, "peers": {k: list(v) for k, v in theirs.items()}, "copy_ms": copy_ms},

@@ -6,6 +6,9 @@ import SfumatoFilters
 //
 //   sfumato-gpu check PHOTO.rgba WIDTH HEIGHT     every case on both devices, bytes compared
 //   sfumato-gpu time PHOTO.rgba WIDTH HEIGHT      GPU kernel times (image resident) and CPU times, JSON
+//   sfumato-gpu plan PHOTO.rgba WIDTH HEIGHT      the host's planning time per case (no GPU needed)
+//
+// SFUMATO_GPU_CASES=TEXT times only the cases whose names contain TEXT.
 //
 // PHOTO.rgba is raw opaque RGBA8 (Benchmarks/gpu_bench.py makes it from a photo). The tool
 // needs only the engine, no codecs, so a static build runs on a GPU machine as it is.
@@ -103,6 +106,8 @@ func load(_ args: ArraySlice<String>) throws -> Image {
     data.withUnsafeBytes { raw in
         for y in 0..<h { bitmap.row(y).copyMemory(from: raw.baseAddress! + y * w * 4, byteCount: w * 4) }
     }
+    // A photo without alpha, as a decoder declares it (no render then reads 96 MB to find out).
+    bitmap.declareOpaque()
     return Image(bitmap: bitmap)
 }
 
@@ -112,8 +117,24 @@ func now() -> Double {
     return Double(t.tv_sec) * 1000 + Double(t.tv_nsec) / 1e6
 }
 
-/// Compares every case's GPU render with its CPU render; false if any exceeds its tolerance.
-func check(_ photo: Image) -> Bool {
+/// The photo's top-left corner `width` × `height`, copied (an odd height, to check the GPU's
+/// bands where they do not divide the image evenly).
+func corner(_ photo: Image, width: Int, height: Int) throws -> Image {
+    let source = try RenderContext().render(photo)
+    let out = try Bitmap(width: min(width, source.width), height: min(height, source.height), format: .rgba8, alpha: .straight)
+    for y in 0..<out.height { out.row(y).copyMemory(from: source.row(y), byteCount: out.width * 4) }
+    out.declareOpaque()
+    return Image(bitmap: out)
+}
+
+/// Compares every case's GPU render with its CPU render, on the photo and on an odd-sized corner
+/// of it; false if any exceeds its tolerance.
+func check(_ photo: Image) throws -> Bool {
+    let odd = try corner(photo, width: photo.extent.width - 4, height: photo.extent.height * 3 / 4 | 1)
+    return check(photo, label: "") && check(odd, label: "\(odd.extent.width)x\(odd.extent.height): ")
+}
+
+func check(_ photo: Image, label: String) -> Bool {
     print("device: \(RenderDevice.cuda.availability)")
     print(
         String(
@@ -138,11 +159,11 @@ func check(_ photo: Image) -> Bool {
             ok = ok && pass
             print(
                 String(
-                    format: "%-48@ %-7@ %9d %12d %5d  %@", c.name as NSString, "\(c.space)" as NSString, worst, off, c.tolerance,
+                    format: "%-48@ %-7@ %9d %12d %5d  %@", label + c.name as NSString, "\(c.space)" as NSString, worst, off, c.tolerance,
                     (pass ? "ok" : "FAIL") + (c.why.isEmpty ? "" : " (\(c.why))") as NSString))
         } catch {
             ok = false
-            print("\(c.name): FAIL \(error)")
+            print("\(label)\(c.name): FAIL \(error)")
         }
     }
     return ok
@@ -151,7 +172,8 @@ func check(_ photo: Image) -> Bool {
 /// GPU kernel times with the image resident and the CPU route's render times, as JSON lines.
 func time(_ photo: Image) throws {
     let cpuContext: (WorkingSpace) -> RenderContext = { RenderContext(options: .init(workingSpace: $0)) }
-    for c in cases {
+    let only = ProcessInfo.processInfo.environment["SFUMATO_GPU_CASES"] ?? ""
+    for c in cases where only.isEmpty || c.name.contains(only) {
         let gpu = RenderContext(options: .init(workingSpace: c.space, device: .cuda))
         do {
             // Kernel times of every stage, each with its image resident.
@@ -169,34 +191,58 @@ func time(_ photo: Image) throws {
             var cpuTimes: [Double] = []
             let ctx = cpuContext(c.space)
             let bitmap = try Bitmap(width: photo.extent.width, height: photo.extent.height, format: .rgba8)
-            for _ in 0..<5 {
+            for _ in 0..<9 {
                 let t0 = now()
                 try ctx.render(try c.stages(photo, ctx), rect: photo.extent, into: bitmap)
                 cpuTimes.append(now() - t0)
             }
             var gpuWhole: [Double] = []
             let out = try Bitmap(width: photo.extent.width, height: photo.extent.height, format: .rgba8)
-            for _ in 0..<5 {
+            for _ in 0..<9 {
                 let t0 = now()
                 try gpu.render(try c.stages(photo, gpu), rect: photo.extent, into: out)
                 gpuWhole.append(now() - t0)
+            }
+            // The host's share of a render: planning the recipe and lowering it to GPU steps.
+            var planTimes: [Double] = []
+            let last = try c.stages(photo, gpu)
+            for _ in 0..<9 {
+                let t0 = now()
+                _ = try gpu.explain(last)
+                planTimes.append(now() - t0)
             }
             let median = { (v: [Double]) in v.sorted()[v.count / 2] }
             print(
                 "{\"case\": \"\(c.name)\", \"space\": \"\(c.space)\", \"kernel_ms\": \(kernels), \"upload_ms\": \(upload), "
                     + "\"download_ms\": \(download), \"gpu_whole_ms\": \(median(gpuWhole)), \"cpu_ms\": \(median(cpuTimes)), "
-                    + "\"modules\": \(modules)}")
+                    + "\"plan_ms\": \(median(planTimes)), \"modules\": \(modules)}")
         } catch {
             print("{\"case\": \"\(c.name)\", \"error\": \"\(error)\"}")
         }
     }
 }
 
+/// The host's planning time for every case (no GPU needed): medians of 20, milliseconds.
+func plan(_ photo: Image) throws {
+    for c in cases {
+        let context = RenderContext(options: .init(workingSpace: c.space, device: .cpu))
+        let recipe = try c.stages(photo, context)
+        var times: [Double] = []
+        for _ in 0..<20 {
+            let t0 = now()
+            _ = try context.explain(recipe)
+            times.append(now() - t0)
+        }
+        print(String(format: "%8.3f ms  %@", times.sorted()[10], c.name as NSString))
+    }
+}
+
 let args = CommandLine.arguments.dropFirst()
 do {
     switch args.first {
-    case "check": exit(check(try load(args.dropFirst())) ? 0 : 1)
+    case "check": exit(try check(try load(args.dropFirst())) ? 0 : 1)
     case "time": try time(try load(args.dropFirst()))
+    case "plan": try plan(try load(args.dropFirst()))
     default:
         print("usage: sfumato-gpu check|time PHOTO.rgba WIDTH HEIGHT")
         exit(2)

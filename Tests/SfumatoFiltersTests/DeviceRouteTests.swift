@@ -79,6 +79,42 @@ final class DeviceRouteTests: XCTestCase {
         }
     }
 
+    func testBandsCoverTheImageOnceWithTheirHalos() throws {
+        // An opaque white image of an odd height.
+        let tall = try Bitmap(width: 640, height: 2001, format: .rgba8, alpha: .straight)
+        for y in 0..<tall.height { tall.row(y).initializeMemory(as: UInt8.self, repeating: 255, count: tall.width * 4) }
+        let p = Image(bitmap: tall)
+        let adjusted = pencil.reduce(p) { $1.apply(to: $0) }.insertingIntermediate()
+        let cases: [(Image, halo: Int)] = [
+            (pencil.reduce(p) { $1.apply(to: $0) }, 0),
+            // At least 3 sigma and the median's 1.
+            (Median(diameter: 3).apply(to: GaussianBlur(radius: 2, edges: .clamp).apply(to: adjusted)), 7),
+            // Sigma 10 filters even rows and interpolates odd ones from rows 3 away: a halo past the radius.
+            (GaussianBlur(radius: 10, edges: .clamp).apply(to: p), 33)
+        ]
+        for (image, least) in cases {
+            let bands = try DeviceInspection.bands(image, workingSpace: .none)
+            XCTAssertGreaterThanOrEqual(bands.count, 2, "\(least)")
+            XCTAssertEqual(bands.first?.own.lowerBound, 0)
+            XCTAssertEqual(bands.last?.own.upperBound, tall.height)
+            for (i, b) in bands.enumerated() {
+                if i > 0 { XCTAssertEqual(b.own.lowerBound, bands[i - 1].own.upperBound, "no gap, no overlap") }
+                XCTAssertEqual(b.own.lowerBound % 2, 0, "bands start on even rows")
+                XCTAssertEqual(b.held.lowerBound % 2, 0)
+                XCTAssertLessThanOrEqual(b.held.lowerBound, max(0, b.own.lowerBound - least))
+                XCTAssertGreaterThanOrEqual(b.held.upperBound, min(tall.height, b.own.upperBound + least))
+                XCTAssertLessThanOrEqual(b.held.upperBound, tall.height)
+            }
+        }
+        // A histogram needs the whole image at once; a small image gains nothing from bands.
+        let equalized = GalleryPreset.named("histogram-equalization")!.apply(to: p, reference: nil)
+        XCTAssertTrue(try DeviceInspection.bands(equalized, workingSpace: .none).isEmpty)
+        let short = try Bitmap(width: 640, height: 200, format: .rgba8, alpha: .straight)
+        for y in 0..<short.height { short.row(y).initializeMemory(as: UInt8.self, repeating: 255, count: short.width * 4) }
+        XCTAssertTrue(try DeviceInspection.bands(GammaAdjust(power: 2).apply(to: Image(bitmap: short)), workingSpace: .none).isEmpty)
+        XCTAssertTrue(try steps(cases[1].0, .none)[0].contains("bands"))
+    }
+
     func testKernelTextDependsOnlyOnTheProgramsShape() throws {
         let p = try photo()
         // Two gammas: two programs of one shape, so one text (a slider move compiles nothing).

@@ -14,6 +14,15 @@
         }
     }
 
+    /// The bands a render of the whole image runs in on the GPU: each band's own rows and the
+    /// rows it uploads (its own and a halo each side); empty when it runs whole.
+    public static func bands(_ image: Image, workingSpace: WorkingSpace) throws -> [(own: Range<Int>, held: Range<Int>)] {
+        let plan = try _Plan(image, workingSpace: workingSpace, fuse: true)
+        let route = try _CUDARoute.lower(plan, rect: image.extent, tileWidth: 1024)
+        let own = route.bandRows()
+        return Array(zip(own, route.heldRows(own))).map { (own: $0.0, held: $0.1) }
+    }
+
     /// The texts of the generated point kernels the route would launch, in order.
     public static func pointKernelTexts(_ image: Image, workingSpace: WorkingSpace) throws -> [String] {
         let plan = try _Plan(image, workingSpace: workingSpace, fuse: true)

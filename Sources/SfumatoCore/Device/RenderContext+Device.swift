@@ -30,10 +30,12 @@ extension RenderContext {
                 try route.render(on: context, into: d.base, rowBytes: d.rowBytes, straight: d.alpha == .straight, owner: d.owner)
             }
         case .sink(let sink, _, _, let alpha):
+            // The result comes down into the context's page-locked output memory (no copy through
+            // staging), which the sink then reads.
             let rowBytes = route.width * 4
-            let host = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * route.height, alignment: 64)
-            defer { host.deallocate() }
-            guard try onGPU({ try route.render(on: context, into: host, rowBytes: rowBytes, straight: alpha == .straight) }) else {
+            let host = try context.outputBuffer(bytes: rowBytes * route.height).pointer
+            guard try onGPU({ try route.render(on: context, into: host, rowBytes: rowBytes, straight: alpha == .straight, pinned: true) })
+            else {
                 return false
             }
             var y = 0

@@ -61,10 +61,20 @@ extension _CUDAContext {
     /// The context's pinned staging memory, grown to `bytes` when smaller (kept between renders:
     /// page-locking memory costs more than the copies it speeds up).
     func stagingBuffer(bytes: Int) throws -> _PinnedBuffer {
-        try staging.withLock { held in
+        try Self.pinned(staging, bytes: bytes, self)
+    }
+
+    /// Page-locked memory a render's result comes down into before a sink reads it (apart from
+    /// the staging memory, which the transfers use for themselves); kept as the staging is.
+    func outputBuffer(bytes: Int) throws -> _PinnedBuffer {
+        try Self.pinned(output, bytes: bytes, self)
+    }
+
+    private static func pinned(_ slot: _Locked<_PinnedBuffer?>, bytes: Int, _ context: _CUDAContext) throws -> _PinnedBuffer {
+        try slot.withLock { held in
             if let b = held, b.byteCount >= bytes { return b }
             held = nil
-            let b = try _PinnedBuffer(self, byteCount: bytes)
+            let b = try _PinnedBuffer(context, byteCount: bytes)
             held = b
             return b
         }

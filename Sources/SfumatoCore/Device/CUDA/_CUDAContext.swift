@@ -26,10 +26,14 @@ final class _CUDAContext: @unchecked Sendable {
     let constants = _Locked<[(hash: Int, key: [UInt8], buffer: _DeviceBuffer)]>([])
     /// Pinned host memory for transfers (``stagingBuffer(bytes:)``).
     let staging = _Locked<_PinnedBuffer?>(nil)
+    /// Pinned host memory a render to a sink downloads into (``outputBuffer(bytes:)``).
+    let output = _Locked<_PinnedBuffer?>(nil)
     /// Bitmaps whose pages are locked for transfers (``lockPages(of:)``).
     let locked = _Locked<Set<ObjectIdentifier>>([])
-    /// Held for a whole GPU render: renders share the stream and the staging memory.
+    /// Held for a whole GPU render: renders share the streams and the staging memory.
     let renderLock = NSLock()
+    /// Streams for a render in bands (``_CUDARoute/renderInBands``), made on first use.
+    private var bands: [OpaquePointer?] = []
     private let modules = _ModuleCache<OpaquePointer>()
     private var functions: [String: OpaquePointer] = [:]
 
@@ -139,10 +143,11 @@ final class _CUDAContext: @unchecked Sendable {
         case float(Float)
     }
 
-    /// Queues `function` on the stream over a `grid` of `block`-sized thread blocks.
+    /// Queues `function` on `stream` (the context's own by default) over a `grid` of
+    /// `block`-sized thread blocks.
     func launch(
         _ function: OpaquePointer, grid: (Int, Int, Int), block: (Int, Int, Int), sharedBytes: Int = 0,
-        _ arguments: [Argument], name: String
+        _ arguments: [Argument], name: String, on stream: OpaquePointer? = nil
     ) throws {
         try enter()
         let storage = UnsafeMutableRawPointer.allocate(byteCount: 8 * max(arguments.count, 1), alignment: 8)
@@ -165,14 +170,26 @@ final class _CUDAContext: @unchecked Sendable {
         try driver.check(
             driver.cuLaunchKernel(
                 function, UInt32(grid.0), UInt32(grid.1), UInt32(grid.2), UInt32(block.0), UInt32(block.1), UInt32(block.2),
-                UInt32(sharedBytes), stream, &pointers, nil),
+                UInt32(sharedBytes), stream ?? self.stream, &pointers, nil),
             "launching \(name)")
     }
 
-    /// Waits for everything queued on the stream.
-    func synchronize() throws {
+    /// Waits for everything queued on `stream` (the context's own by default).
+    func synchronize(_ stream: OpaquePointer? = nil) throws {
         try enter()
-        try driver.check(driver.cuStreamSynchronize(stream), "cuStreamSynchronize")
+        try driver.check(driver.cuStreamSynchronize(stream ?? self.stream), "cuStreamSynchronize")
+    }
+
+    /// `count` streams of their own for bands of a render (made once, kept; callers hold
+    /// ``renderLock``).
+    func bandStreams(_ count: Int) throws -> [OpaquePointer?] {
+        try enter()
+        while bands.count < count {
+            var s: OpaquePointer?
+            try driver.check(driver.cuStreamCreate(&s, 1), "cuStreamCreate")  // CU_STREAM_NON_BLOCKING
+            bands.append(s)
+        }
+        return Array(bands.prefix(count))
     }
 
     // MARK: - Timing

@@ -1,29 +1,52 @@
 import Foundation
 
 extension _CUDARoute {
-    /// Device memory for one run: the two image buffers steps alternate between.
+    /// Device memory for one run: the two image buffers steps alternate between, a scratch
+    /// buffer for two-pass kernels, and the stream their work is queued on. Freed (given back
+    /// to the context's pool) only once that work is done.
     final class Buffers {
         let context: _CUDAContext
         var current: _DeviceBuffer
         var spare: _DeviceBuffer
-        let width: Int, height: Int
+        let width: Int
+        /// The image's rows (a band's, in a render in bands).
+        var height: Int
         /// Bytes from one row to the next: a multiple of 16, as the gallery kernels need.
         let pitch: Int
+        /// Where every step's kernels and copies go (nil: the context's own stream).
+        let stream: OpaquePointer?
+        private var scratchBuffer: _DeviceBuffer?
 
-        init(_ context: _CUDAContext, width: Int, height: Int) throws {
+        /// Rows the buffers hold: `height` may be set to fewer (a band's rows).
+        let capacity: Int
+
+        init(_ context: _CUDAContext, width: Int, height: Int, capacity: Int? = nil, stream: OpaquePointer? = nil) throws {
             self.context = context
             self.width = width
             self.height = height
+            self.capacity = max(capacity ?? height, height)
+            self.stream = stream
             pitch = (width * 4 + 15) & ~15
-            current = try context.imageBuffer(bytes: pitch * height)
-            spare = try context.imageBuffer(bytes: pitch * height)
+            current = try context.imageBuffer(bytes: pitch * self.capacity)
+            spare = try context.imageBuffer(bytes: pitch * self.capacity)
         }
 
         func swap() { (current, spare) = (spare, current) }
 
+        /// Device memory for a kernel's intermediate (16-bit rows, or a first pass): two bytes
+        /// per image byte, kept for the run, so steps on the stream reuse it in order and nothing
+        /// waits to give it back.
+        func scratch() throws -> _DeviceBuffer {
+            if let scratchBuffer { return scratchBuffer }
+            let b = try context.imageBuffer(bytes: 2 * pitch * capacity)
+            scratchBuffer = b
+            return b
+        }
+
         deinit {
             context.recycle(current)
             context.recycle(spare)
+            if let scratchBuffer { context.recycle(scratchBuffer) }
         }
     }
 
@@ -41,17 +64,25 @@ extension _CUDARoute {
         for step in steps { try run(step, buffers, context) }
     }
 
-    /// Renders into host memory: rows of `rowBytes` from `base` (the destination's pixel 0, 0).
+    /// Renders into host memory: rows of `rowBytes` from `base` (the destination's pixel 0, 0),
+    /// page-locked when `pinned` or when `owner`'s pages can be locked.
     func render(
-        on context: _CUDAContext, into base: UnsafeMutableRawPointer, rowBytes: Int, straight: Bool, owner: Bitmap? = nil
+        on context: _CUDAContext, into base: UnsafeMutableRawPointer, rowBytes: Int, straight: Bool, owner: Bitmap? = nil,
+        pinned: Bool = false
     ) throws {
-        let buffers = try execute(on: context)
         let packed = width * 4
-        if rowBytes == packed, buffers.pitch == packed, let owner, context.lockPages(of: owner) {
-            try buffers.current.download(base, count: packed * height)
-            try context.synchronize()
+        let direct = rowBytes == packed && packed % 16 == 0 && (pinned || owner.map { context.lockPages(of: $0) } == true)
+        let bands = direct && source.rowBytes == packed && context.lockPages(of: source) ? bandRows() : []
+        if !bands.isEmpty {
+            try renderInBands(bands, on: context, into: base)
         } else {
-            try context.download(buffers.current, into: base, rowBytes: rowBytes, packed: packed, pitch: buffers.pitch, height: height)
+            let buffers = try execute(on: context)
+            if direct {
+                try buffers.current.download(base, count: packed * height)
+                try context.synchronize()
+            } else {
+                try context.download(buffers.current, into: base, rowBytes: rowBytes, packed: packed, pitch: buffers.pitch, height: height)
+            }
         }
         // Steps with transparent edges leave partial alpha at the borders: premultiplied bytes,
         // made straight as the CPU's byte route stores them.
@@ -135,7 +166,8 @@ extension _CUDARoute {
         let cap = context.multiprocessors * (shared > 0 ? 4 : 16)
         let blocks = min((quads + _PointKernelPTX.blockSize - 1) / _PointKernelPTX.blockSize, cap)
         try context.launch(
-            f, grid: (blocks, 1, 1), block: (_PointKernelPTX.blockSize, 1, 1), sharedBytes: shared, arguments, name: "sfumato_point")
+            f, grid: (blocks, 1, 1), block: (_PointKernelPTX.blockSize, 1, 1), sharedBytes: shared, arguments, name: "sfumato_point",
+            on: buffers.stream)
         buffers.swap()
     }
 
@@ -174,11 +206,12 @@ extension _CUDAContext {
         return try _DeviceBuffer(self, byteCount: bytes)
     }
 
-    /// Keeps a buffer for the next render (at most four, the newest).
+    /// Keeps a buffer for the next render: the newest sixteen, up to 2 GiB in all (a render in
+    /// bands holds a dozen buffers; a studio's previews then allocate nothing).
     func recycle(_ b: _DeviceBuffer) {
         pool.withLock { pool in
             pool.append(b)
-            if pool.count > 4 { pool.removeFirst() }
+            while pool.count > 16 || pool.reduce(0, { $0 + $1.byteCount }) > 2 << 30 { pool.removeFirst() }
         }
     }
 }

@@ -107,6 +107,11 @@ struct _CUDARoute {
     /// Lines for `--explain`: the transfers and the kernels, in order.
     var explanation: [String] {
         var lines = ["upload \(width)x\(height) RGBA8 (\(width * height * 4 >> 20) MiB) once"]
+        let bands = bandRows()
+        if !bands.isEmpty {
+            lines[0] +=
+                ", in \(bands.count) bands of about \(height / bands.count) rows (and \(halo ?? 0) more each side), each band's copies and kernels overlapping the others' on \(min(Self.bandStreamCount, bands.count)) streams (when source and result can be page-locked)"
+        }
         for step in steps {
             switch step {
             case .point(let p):

@@ -20,18 +20,21 @@ final class _DeviceBuffer: @unchecked Sendable {
         _ = context.driver.cuMemFree(address)
     }
 
-    /// Queues a copy of `count` bytes from host memory at `source` to `offset` bytes in.
-    func upload(_ source: UnsafeRawPointer, count: Int, at offset: Int = 0) throws {
+    /// Queues a copy of `count` bytes from host memory at `source` to `offset` bytes in, on
+    /// `stream` (the context's own by default).
+    func upload(_ source: UnsafeRawPointer, count: Int, at offset: Int = 0, on stream: OpaquePointer? = nil) throws {
         precondition(offset >= 0 && offset + count <= byteCount, "upload outside the buffer")
         try context.driver.check(
-            context.driver.cuMemcpyHtoDAsync(address + UInt64(offset), source, count, context.stream), "copying to the GPU")
+            context.driver.cuMemcpyHtoDAsync(address + UInt64(offset), source, count, stream ?? context.stream), "copying to the GPU")
     }
 
-    /// Queues a copy of `count` bytes from `offset` bytes in to host memory at `destination`.
-    func download(_ destination: UnsafeMutableRawPointer, count: Int, at offset: Int = 0) throws {
+    /// Queues a copy of `count` bytes from `offset` bytes in to host memory at `destination`,
+    /// on `stream` (the context's own by default).
+    func download(_ destination: UnsafeMutableRawPointer, count: Int, at offset: Int = 0, on stream: OpaquePointer? = nil) throws {
         precondition(offset >= 0 && offset + count <= byteCount, "download outside the buffer")
         try context.driver.check(
-            context.driver.cuMemcpyDtoHAsync(destination, address + UInt64(offset), count, context.stream), "copying from the GPU")
+            context.driver.cuMemcpyDtoHAsync(destination, address + UInt64(offset), count, stream ?? context.stream),
+            "copying from the GPU")
     }
 
     /// A small table of plain values on the device, found by its bytes among the last 64
@@ -55,9 +58,10 @@ final class _DeviceBuffer: @unchecked Sendable {
         if let found { return found }
         let key = [UInt8](bytes)
         let b = try _DeviceBuffer(context, byteCount: key.count)
-        // The stream copies from pageable memory synchronously with respect to the host, so the
-        // bytes may go once this returns.
+        // A copy from pageable memory returns once the bytes are staged, before they reach the
+        // device: waited for, so that kernels on any stream (a render's bands) find them there.
         try key.withUnsafeBytes { try b.upload($0.baseAddress!, count: $0.count) }
+        try context.synchronize()
         context.constants.withLock { list in
             list.append((hash, key, b))
             if list.count > 64 { list.removeFirst() }

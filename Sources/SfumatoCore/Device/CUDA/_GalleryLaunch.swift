@@ -35,67 +35,63 @@ enum _GalleryLaunch {
             if !interpolating && radius <= 24 {
                 try context.launch(
                     try function("sfumato_gaussian", context), grid: (ceil(w * 4, 512), ceil(h, 16), 1), block: (32, 8, 1),
-                    [src, dst] + image + [.pointer(table.address), .int32(radius)], name: "sfumato_gaussian")
+                    [src, dst] + image + [.pointer(table.address), .int32(radius)], name: "sfumato_gaussian", on: buffers.stream)
             } else {
                 // Rows filtered vertically into 16-bit words (the anchors only, when interpolating),
                 // then horizontally.
                 let rows = interpolating ? (h + 4) / 2 + 1 : h
-                let words = try context.imageBuffer(bytes: rows * 2 * pitch)
-                defer { context.recycle(words) }
+                let words = try buffers.scratch()  // rows * 2 * pitch bytes at most
                 let tail: [_CUDAContext.Argument] = [.pointer(table.address), .int32(radius), .int32(interpolating ? 1 : 0), .int32(0)]
                 try context.launch(
                     try function("sfumato_gaussian_vertical", context), grid: (ceil(ceil(w * 4, 4), 32), ceil(rows, 32), 1),
-                    block: (32, 8, 1), [src, .pointer(words.address)] + image + tail, name: "sfumato_gaussian_vertical")
+                    block: (32, 8, 1), [src, .pointer(words.address)] + image + tail, name: "sfumato_gaussian_vertical", on: buffers.stream)
                 try context.launch(
                     try function("sfumato_gaussian_horizontal", context), grid: (ceil(w * 4, 512), ceil(h, 40), 1), block: (32, 8, 1),
-                    [.pointer(words.address), dst] + image + tail, name: "sfumato_gaussian_horizontal")
-                try context.synchronize()
+                    [.pointer(words.address), dst] + image + tail, name: "sfumato_gaussian_horizontal", on: buffers.stream)
             }
         case .median(let d):
             if d <= 7 {
                 let entry = d == 3 ? "sfumato_median3" : d == 5 ? "sfumato_median5" : "sfumato_median7"
                 try context.launch(
                     try function(entry, context), grid: (ceil(ceil(w, 4), 32), ceil(h, 8), 1), block: (32, 8, 1), [src, dst] + image,
-                    name: entry)
+                    name: entry, on: buffers.stream)
             } else {
                 try context.launch(
                     try function("sfumato_median", context), grid: (ceil(w * 4, 64), ceil(h, 64), 1), block: (64, 1, 1),
-                    [src, dst] + image + [.int32(Int32(d))], name: "sfumato_median")
+                    [src, dst] + image + [.int32(Int32(d))], name: "sfumato_median", on: buffers.stream)
             }
         case .rectangle(let rw, let rh, let maximum):
-            let mid = try context.imageBuffer(bytes: pitch * h)
-            defer { context.recycle(mid) }
+            let mid = try buffers.scratch()
             try context.launch(
                 try function("sfumato_extreme_rows", context), grid: (ceil(w, 32), ceil(h, 8), 1), block: (32, 8, 1),
                 [src, .pointer(mid.address)] + image + [.int32(Int32(rw)), .int32(Int32(-(rw / 2))), .int32(maximum ? 1 : 0)],
-                name: "sfumato_extreme_rows")
+                name: "sfumato_extreme_rows", on: buffers.stream)
             try context.launch(
                 try function("sfumato_extreme_columns", context), grid: (ceil(ceil(w * 4, 4), 32), ceil(h, 8), 1), block: (32, 8, 1),
                 [.pointer(mid.address), dst] + image + [.int32(Int32(rh)), .int32(Int32(-(rh / 2))), .int32(maximum ? 1 : 0)],
-                name: "sfumato_extreme_columns")
-            try context.synchronize()
+                name: "sfumato_extreme_columns", on: buffers.stream)
         case .probe(let spans, let maximum):
             let table = try _DeviceBuffer.table(context, spans.flatMap { [Int32($0.dy), Int32($0.x0), Int32($0.x1)] })
             try context.launch(
                 try function("sfumato_extreme_spans", context), grid: (ceil(w, 32), ceil(h, 8), 1), block: (32, 8, 1),
                 [src, dst] + image + [.pointer(table.address), .int32(Int32(spans.count)), .int32(maximum ? 1 : 0)],
-                name: "sfumato_extreme_spans")
+                name: "sfumato_extreme_spans", on: buffers.stream)
         case .convolution(let kw, let kh, let weights, let shift, let bias, let keepAlpha):
             let tail: [_CUDAContext.Argument] = [.int32(Int32(shift)), .int32(bias), .int32(keepAlpha ? 1 : 0)]
             if kw == 3 && kh == 3 {
                 try context.launch(
                     try function("sfumato_convolve3x3", context), grid: (ceil(w, 32), ceil(h, 8), 1), block: (32, 8, 1),
-                    [src, dst] + image + weights.map { .int32($0) } + tail, name: "sfumato_convolve3x3")
+                    [src, dst] + image + weights.map { .int32($0) } + tail, name: "sfumato_convolve3x3", on: buffers.stream)
             } else {
                 let table = try _DeviceBuffer.table(context, weights)
                 try context.launch(
                     try function("sfumato_convolve", context), grid: (ceil(w, 32), ceil(h, 8), 1), block: (32, 8, 1),
-                    [src, dst] + image + [.int32(Int32(kw)), .int32(Int32(kh)), .pointer(table.address)] + tail, name: "sfumato_convolve")
+                    [src, dst] + image + [.int32(Int32(kw)), .int32(Int32(kh)), .pointer(table.address)] + tail, name: "sfumato_convolve", on: buffers.stream)
             }
         case .sobel:
             try context.launch(
                 try function("sfumato_sobel", context), grid: (ceil(w, 32), ceil(h, 8), 1), block: (32, 8, 1), [src, dst] + image,
-                name: "sfumato_sobel")
+                name: "sfumato_sobel", on: buffers.stream)
         }
         buffers.swap()
     }
@@ -113,7 +109,7 @@ enum _GalleryLaunch {
                     .pointer(buffers.current.address), .pointer(buffers.spare.address), .int32(Int32(buffers.width)),
                     .int32(Int32(buffers.height)), .int32(Int32(buffers.pitch)), .int32(4), .float(weights.x), .float(weights.y),
                     .float(weights.z), .float(threshold), .int32(on), .int32(0)
-                ], name: "sfumato_threshold")
+                ], name: "sfumato_threshold", on: buffers.stream)
         }
         buffers.swap()
     }
@@ -126,6 +122,6 @@ enum _GalleryLaunch {
             [
                 .pointer(buffers.current.address), .int32(Int32(buffers.width)), .int32(Int32(buffers.height)),
                 .int32(Int32(buffers.pitch)), .int32(4), .pointer(counts.address)
-            ], name: "sfumato_histogram")
+            ], name: "sfumato_histogram", on: buffers.stream)
     }
 }
