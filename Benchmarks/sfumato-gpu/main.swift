@@ -127,24 +127,42 @@ func corner(_ photo: Image, width: Int, height: Int) throws -> Image {
     return Image(bitmap: out)
 }
 
-/// Compares every case's GPU render with its CPU render, on the photo and on an odd-sized corner
-/// of it; false if any exceeds its tolerance.
+/// Compares every case's GPU render with its CPU render, on the photo, on an odd-sized corner of
+/// it (bands that do not divide it evenly), and on a corner whose rows are not a multiple of 16
+/// bytes with 64 MiB of GPU memory allowed (bands forced small, rows copied one by one); false if
+/// any exceeds its tolerance.
 func check(_ photo: Image) throws -> Bool {
     let odd = try corner(photo, width: photo.extent.width - 4, height: photo.extent.height * 3 / 4 | 1)
-    return check(photo, label: "") && check(odd, label: "\(odd.extent.width)x\(odd.extent.height): ")
+    let unaligned = try corner(photo, width: photo.extent.width - 2, height: photo.extent.height * 3 / 4 | 1)
+    let whole = check(photo, label: "")
+    let banded = check(odd, label: "\(odd.extent.width)x\(odd.extent.height): ")
+    // A histogram needs the whole image on the device: not in 64 MiB.
+    let bounded = check(unaligned, label: "\(unaligned.extent.width)x\(unaligned.extent.height), 64 MiB: ", limit: 64 << 20) {
+        !$0.name.contains("Histogram")
+    }
+    // ... and says so, with .cuda; with .auto it renders on the CPU.
+    var refused = false
+    if let histogram = cases.first(where: { $0.name.contains("Histogram") }) {
+        let limited = RenderContext(options: .init(workingSpace: .none, device: .cuda, deviceMemoryLimit: 64 << 20))
+        do { _ = try limited.render(try histogram.stages(unaligned, limited)) } catch { refused = "\(error)".contains("MiB may be used") }
+        let auto = RenderContext(options: .init(workingSpace: .none, device: .auto, deviceMemoryLimit: 64 << 20))
+        refused = refused && (try? auto.render(try histogram.stages(unaligned, auto))) != nil
+        print("\(histogram.name), 64 MiB: \(refused ? "ok (refused on the GPU, rendered by .auto on the CPU)" : "FAIL")")
+    }
+    return whole && banded && bounded && refused
 }
 
-func check(_ photo: Image, label: String) -> Bool {
+func check(_ photo: Image, label: String, limit: Int? = nil, including: (Case) -> Bool = { _ in true }) -> Bool {
     print("device: \(RenderDevice.cuda.availability)")
     print(
         String(
             format: "%-48@ %-7@ %9@ %12@ %5@  %@", "case" as NSString, "space" as NSString, "max diff" as NSString, "bytes off" as NSString, "tol" as NSString,
             "result" as NSString))
     var ok = true
-    for c in cases {
+    for c in cases where including(c) {
         do {
             let cpuContext = RenderContext(options: .init(workingSpace: c.space))
-            let gpuContext = RenderContext(options: .init(workingSpace: c.space, device: .cuda))
+            let gpuContext = RenderContext(options: .init(workingSpace: c.space, device: .cuda, deviceMemoryLimit: limit))
             let cpu = try cpuContext.render(try c.stages(photo, cpuContext))
             let gpu = try gpuContext.render(try c.stages(photo, gpuContext))
             var worst = 0, off = 0

@@ -93,7 +93,7 @@ final class DeviceRouteTests: XCTestCase {
             (GaussianBlur(radius: 10, edges: .clamp).apply(to: p), 33)
         ]
         for (image, least) in cases {
-            let bands = try DeviceInspection.bands(image, workingSpace: .none)
+            let bands = try XCTUnwrap(try DeviceInspection.bands(image, workingSpace: .none))
             XCTAssertGreaterThanOrEqual(bands.count, 2, "\(least)")
             XCTAssertEqual(bands.first?.own.lowerBound, 0)
             XCTAssertEqual(bands.last?.own.upperBound, tall.height)
@@ -108,11 +108,30 @@ final class DeviceRouteTests: XCTestCase {
         }
         // A histogram needs the whole image at once; a small image gains nothing from bands.
         let equalized = GalleryPreset.named("histogram-equalization")!.apply(to: p, reference: nil)
-        XCTAssertTrue(try DeviceInspection.bands(equalized, workingSpace: .none).isEmpty)
+        XCTAssertEqual(try DeviceInspection.bands(equalized, workingSpace: .none)?.isEmpty, true)
         let short = try Bitmap(width: 640, height: 200, format: .rgba8, alpha: .straight)
         for y in 0..<short.height { short.row(y).initializeMemory(as: UInt8.self, repeating: 255, count: short.width * 4) }
-        XCTAssertTrue(try DeviceInspection.bands(GammaAdjust(power: 2).apply(to: Image(bitmap: short)), workingSpace: .none).isEmpty)
+        XCTAssertEqual(try DeviceInspection.bands(GammaAdjust(power: 2).apply(to: Image(bitmap: short)), workingSpace: .none)?.isEmpty, true)
         XCTAssertTrue(try steps(cases[1].0, .none)[0].contains("bands"))
+
+        // Device memory bounds the bands: with less than the whole image needs, bands of fewer
+        // rows, four streams' worth within the limit, still covering every row once.
+        for (image, least) in cases {
+            // (Four streams of a band holding sigma 10's halo twice need more than 1 MiB.)
+            for budget in least > 30 ? [4 << 20] : [4 << 20, 1 << 20] {
+                let bands = try XCTUnwrap(try DeviceInspection.bands(image, workingSpace: .none, deviceBudget: budget))
+                let most = bands.map(\.held.count).max() ?? 0
+                XCTAssertLessThanOrEqual(min(4, bands.count) * DeviceInspection.deviceBytes(image, rows: most), budget)
+                XCTAssertEqual(bands.map(\.own.count).reduce(0, +), tall.height)
+                XCTAssertEqual(bands.last?.own.upperBound, tall.height)
+            }
+        }
+        // Even a small image runs in bands when it does not fit whole.
+        let shortBands = try DeviceInspection.bands(GammaAdjust(power: 2).apply(to: Image(bitmap: short)), workingSpace: .none, deviceBudget: 1 << 20)
+        XCTAssertGreaterThanOrEqual(shortBands?.count ?? 0, 2)
+        // A histogram needs the whole image; a halo wider than the budget allows fits nowhere.
+        XCTAssertNil(try DeviceInspection.bands(equalized, workingSpace: .none, deviceBudget: 1 << 20))
+        XCTAssertNil(try DeviceInspection.bands(cases[2].0, workingSpace: .none, deviceBudget: 64 << 10))
     }
 
     func testKernelTextDependsOnlyOnTheProgramsShape() throws {

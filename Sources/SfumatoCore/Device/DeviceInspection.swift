@@ -14,14 +14,21 @@
         }
     }
 
-    /// The bands a render of the whole image runs in on the GPU: each band's own rows and the
-    /// rows it uploads (its own and a halo each side); empty when it runs whole.
-    public static func bands(_ image: Image, workingSpace: WorkingSpace) throws -> [(own: Range<Int>, held: Range<Int>)] {
+    /// The bands a render of the whole image runs in on the GPU with `deviceBudget` bytes of
+    /// device memory: each band's own rows and the rows it uploads (its own and a halo each
+    /// side); empty when it runs whole, nil when it fits neither way.
+    public static func bands(
+        _ image: Image, workingSpace: WorkingSpace, deviceBudget: Int = .max
+    ) throws -> [(own: Range<Int>, held: Range<Int>)]? {
         let plan = try _Plan(image, workingSpace: workingSpace, fuse: true)
         let route = try _CUDARoute.lower(plan, rect: image.extent, tileWidth: 1024)
-        let own = route.bandRows()
+        guard let own = route.bandRows(budget: deviceBudget) else { return nil }
         return Array(zip(own, route.heldRows(own))).map { (own: $0.0, held: $0.1) }
     }
+
+    /// Device bytes a band of `rows` rows of `image` holds on one stream (two image buffers and
+    /// a scratch buffer).
+    public static func deviceBytes(_ image: Image, rows: Int) -> Int { 4 * ((image.extent.width * 4 + 15) & ~15) * rows }
 
     /// The texts of the generated point kernels the route would launch, in order.
     public static func pointKernelTexts(_ image: Image, workingSpace: WorkingSpace) throws -> [String] {

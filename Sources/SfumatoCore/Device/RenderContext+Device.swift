@@ -24,17 +24,22 @@ extension RenderContext {
         }
         context.renderLock.lock()
         defer { context.renderLock.unlock() }
+        let budget = context.memoryBudget(limit: options.deviceMemoryLimit)
         switch destination {
         case .memory(let d):
             return try onGPU {
-                try route.render(on: context, into: d.base, rowBytes: d.rowBytes, straight: d.alpha == .straight, owner: d.owner)
+                try route.render(
+                    on: context, into: d.base, rowBytes: d.rowBytes, straight: d.alpha == .straight, owner: d.owner, budget: budget)
             }
         case .sink(let sink, _, _, let alpha):
             // The result comes down into the context's page-locked output memory (no copy through
             // staging), which the sink then reads.
             let rowBytes = route.width * 4
             let host = try context.outputBuffer(bytes: rowBytes * route.height).pointer
-            guard try onGPU({ try route.render(on: context, into: host, rowBytes: rowBytes, straight: alpha == .straight, pinned: true) })
+            guard
+                try onGPU({
+                    try route.render(on: context, into: host, rowBytes: rowBytes, straight: alpha == .straight, pinned: true, budget: budget)
+                })
             else {
                 return false
             }

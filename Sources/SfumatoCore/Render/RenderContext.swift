@@ -40,13 +40,18 @@ public final class RenderContext: Sendable {
         public var cancellation: CancellationToken?
         /// Where renders compute (``RenderDevice``); the CPU by default.
         public var device: RenderDevice = .cpu
+        /// Bytes of GPU memory a render may hold (1 MiB and up; nil: three quarters of what is
+        /// free). An image whose buffers would not fit runs in horizontal bands that do.
+        public var deviceMemoryLimit: Int?
 
         public init(
             workingSpace: WorkingSpace = .linear, threads: Int = defaultThreadCount, tileWidth: Int = 1024,
-            tileHeight: Int = 64, fusion: Bool = true, cancellation: CancellationToken? = nil, device: RenderDevice = .cpu
+            tileHeight: Int = 64, fusion: Bool = true, cancellation: CancellationToken? = nil, device: RenderDevice = .cpu,
+            deviceMemoryLimit: Int? = nil
         ) {
             self.cancellation = cancellation
             self.device = device
+            self.deviceMemoryLimit = deviceMemoryLimit.map { max($0, 1 << 20) }
             self.workingSpace = workingSpace
             self.threads = min(max(threads, 1), 512)
             self.tileWidth = min(max(tileWidth, 16), 65536)

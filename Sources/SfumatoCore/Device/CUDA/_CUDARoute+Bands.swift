@@ -32,15 +32,44 @@ extension _CUDARoute {
         return rows
     }
 
-    /// The bands' own rows, first to last: none when the render gains nothing from bands (a
-    /// small image, a halo too large for its height, a step that needs the whole image).
-    func bandRows() -> [Range<Int>] {
-        guard let halo, !steps.isEmpty else { return [] }
-        let rowsPerBand = max(Self.minimumBandRows, Self.bandRowsPerHaloRow * halo)
-        let count = min(Self.maximumBands, height / rowsPerBand)
-        guard count >= 2 else { return [] }
-        // Band edges on even rows: an interpolating Gaussian filters the image's even rows.
-        return (0..<count).map { i in (height * i / count) & ~1..<(i == count - 1 ? height : (height * (i + 1) / count) & ~1) }
+    /// Bytes from one row to the next in device buffers: a multiple of 16, as the gallery
+    /// kernels need.
+    var pitch: Int { (width * 4 + 15) & ~15 }
+
+    /// Device memory a run over `rows` rows holds: two image buffers and a scratch buffer of two
+    /// bytes an image byte (``Buffers``).
+    func deviceBytes(rows: Int) -> Int { 4 * pitch * rows }
+
+    /// Whether the whole image fits the kernels (32-bit offsets) and `budget` bytes of device memory.
+    func wholeFits(budget: Int) -> Bool { pitch * height < 1 << 32 && deviceBytes(rows: height) <= budget }
+
+    /// The bands' own rows, first to last, for a render allowed `budget` bytes of device memory:
+    /// empty to run the image whole; nil when it fits neither whole nor in bands (a histogram
+    /// needs the whole image, and a band holds its halo twice over). Bands are taken when they
+    /// overlap the copies with the kernels (an image large enough for each band to be a large
+    /// copy), and made smaller until four streams' worth of them fit `budget`.
+    func bandRows(budget: Int = .max) -> [Range<Int>]? {
+        let fits = wholeFits(budget: budget)
+        guard let halo, !steps.isEmpty else { return fits ? [] : nil }
+        var count = min(Self.maximumBands, height / max(Self.minimumBandRows, Self.bandRowsPerHaloRow * halo))
+        if count < 2 {
+            if fits { return [] }
+            count = 2
+        }
+        while true {
+            let bands = Self.split(height, into: count)
+            let most = heldRows(bands).map(\.count).max() ?? height
+            if pitch * most < 1 << 32 && min(Self.bandStreamCount, count) * deviceBytes(rows: most) <= budget { return bands }
+            // Halve the bands while each keeps a few rows of its own.
+            guard count * 8 <= height else { return nil }
+            count *= 2
+        }
+    }
+
+    /// `height` rows in `count` bands whose edges are on even rows (an interpolating Gaussian
+    /// filters the image's even rows).
+    static func split(_ height: Int, into count: Int) -> [Range<Int>] {
+        (0..<count).map { i in (height * i / count) & ~1..<(i == count - 1 ? height : (height * (i + 1) / count) & ~1) }
     }
 
     /// The rows each band uploads: its own and ``halo`` more each side, clipped to the image,
@@ -50,11 +79,12 @@ extension _CUDARoute {
         return bands.map { max($0.lowerBound - halo, 0) & ~1..<min($0.upperBound + halo, height) }
     }
 
-    /// Renders the whole image in `bands` (``bandRows()``) from the page-locked source to
-    /// page-locked host rows at `base`, both packed (rows `width` × 4 bytes apart, a multiple of
-    /// 16). Each band uploads its rows and `halo` more on each side (clipped to the image, so the
-    /// kernels meet the image's own edges there), runs every step, and downloads its own rows.
-    func renderInBands(_ bands: [Range<Int>], on context: _CUDAContext, into base: UnsafeMutableRawPointer) throws {
+    /// Renders the whole image in `bands` (``bandRows(budget:)``) from the source to host rows
+    /// at `base`, `rowBytes` apart. Each band uploads its rows and ``halo`` more on each side
+    /// (clipped to the image, so the kernels meet the image's own edges there), runs every step,
+    /// and downloads its own rows. Both ends page-locked, the copies overlap the kernels and each
+    /// other; otherwise (an image too large for the device whole) they wait for the host.
+    func renderInBands(_ bands: [Range<Int>], on context: _CUDAContext, into base: UnsafeMutableRawPointer, rowBytes: Int) throws {
         let packed = width * 4, held = heldRows(bands)
         let streams = try context.bandStreams(min(Self.bandStreamCount, bands.count))
         let capacity = held.map(\.count).max() ?? 0
@@ -63,12 +93,23 @@ extension _CUDARoute {
         // them back.
         defer { for s in streams { _ = try? context.synchronize(s) } }
         for (i, own) in bands.enumerated() {
-            let buffers = sets[i % sets.count], rows = held[i]
+            let buffers = sets[i % sets.count], rows = held[i], pitch = buffers.pitch
             buffers.height = rows.count
-            try buffers.current.upload(source.baseAddress + rows.lowerBound * packed, count: rows.count * packed, on: buffers.stream)
+            if source.rowBytes == pitch && pitch == packed {
+                try buffers.current.upload(source.row(rows.lowerBound), count: rows.count * packed, on: buffers.stream)
+            } else {
+                for y in rows { try buffers.current.upload(source.row(y), count: packed, at: (y - rows.lowerBound) * pitch, on: buffers.stream) }
+            }
             try runSteps(buffers, context)
-            try buffers.current.download(
-                base + own.lowerBound * packed, count: own.count * packed, at: (own.lowerBound - rows.lowerBound) * packed, on: buffers.stream)
+            if rowBytes == pitch && pitch == packed {
+                try buffers.current.download(
+                    base + own.lowerBound * packed, count: own.count * packed, at: (own.lowerBound - rows.lowerBound) * packed,
+                    on: buffers.stream)
+            } else {
+                for y in own {
+                    try buffers.current.download(base + y * rowBytes, count: packed, at: (y - rows.lowerBound) * pitch, on: buffers.stream)
+                }
+            }
         }
         for s in streams { try context.synchronize(s) }
     }

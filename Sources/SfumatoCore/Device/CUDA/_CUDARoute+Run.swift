@@ -65,16 +65,23 @@ extension _CUDARoute {
     }
 
     /// Renders into host memory: rows of `rowBytes` from `base` (the destination's pixel 0, 0),
-    /// page-locked when `pinned` or when `owner`'s pages can be locked.
+    /// page-locked when `pinned` or when `owner`'s pages can be locked, holding at most `budget`
+    /// bytes of device memory.
     func render(
         on context: _CUDAContext, into base: UnsafeMutableRawPointer, rowBytes: Int, straight: Bool, owner: Bitmap? = nil,
-        pinned: Bool = false
+        pinned: Bool = false, budget: Int
     ) throws {
         let packed = width * 4
+        guard let bands = bandRows(budget: budget) else {
+            throw SfumatoError.unsupported(
+                "CUDA: a \(width)x\(height) image needs \(deviceBytes(rows: height) >> 20) MiB of GPU memory whole, "
+                    + "\(budget >> 20) MiB may be used\(halo == nil ? ", and a histogram takes the whole image" : ", and bands cannot hold their halos in less")"
+            )
+        }
         let direct = rowBytes == packed && packed % 16 == 0 && (pinned || owner.map { context.lockPages(of: $0) } == true)
-        let bands = direct && source.rowBytes == packed && context.lockPages(of: source) ? bandRows() : []
-        if !bands.isEmpty {
-            try renderInBands(bands, on: context, into: base)
+        let locked = direct && source.rowBytes == packed && context.lockPages(of: source)
+        if !bands.isEmpty && (locked || !wholeFits(budget: budget)) {
+            try renderInBands(bands, on: context, into: base, rowBytes: rowBytes)
         } else {
             let buffers = try execute(on: context)
             if direct {
@@ -203,7 +210,27 @@ extension _CUDAContext {
         }) {
             return b
         }
-        return try _DeviceBuffer(self, byteCount: bytes)
+        do {
+            return try _DeviceBuffer(self, byteCount: bytes)
+        } catch {
+            // The pool's buffers of other sizes go back to the device before giving up.
+            let released = pool.withLock { pool in
+                let any = !pool.isEmpty
+                pool.removeAll()
+                return any
+            }
+            guard released else { throw error }
+            return try _DeviceBuffer(self, byteCount: bytes)
+        }
+    }
+
+    /// Bytes of device memory a render may hold: three quarters of what is free and of what the
+    /// pool keeps (which it gives back first when short), at most `limit`.
+    func memoryBudget(limit: Int?) -> Int {
+        var free = 0, total = 0
+        let pooled = pool.withLock { $0.reduce(0) { $0 + $1.byteCount } }
+        let known = (try? enter()) != nil && driver.cuMemGetInfo(&free, &total) == 0
+        return min(limit ?? .max, (known ? free + pooled : totalMemory / 2) / 4 * 3)
     }
 
     /// Keeps a buffer for the next render: the newest sixteen, up to 2 GiB in all (a render in

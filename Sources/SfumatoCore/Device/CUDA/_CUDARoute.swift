@@ -41,9 +41,10 @@ struct _CUDARoute {
         guard rect == plan.root.extent, rect == route.source.bounds else {
             throw Unsupported("the region \(rect) is not the whole image \(route.source.bounds)")
         }
-        // The kernels address an image with 32-bit offsets.
-        guard ((rect.width * 4 + 15) & ~15) * rect.height < 1 << 32 else {
-            throw Unsupported("an image of \(rect.width)x\(rect.height) (the GPU kernels take images under 4 GiB)")
+        // The kernels address an image with 32-bit offsets: a larger one runs in bands, which a
+        // histogram cannot.
+        guard route.bandRows(budget: .max) != nil else {
+            throw Unsupported("an image of \(rect.width)x\(rect.height) with a histogram (the GPU kernels take images under 4 GiB)")
         }
         return route
     }
@@ -107,7 +108,7 @@ struct _CUDARoute {
     /// Lines for `--explain`: the transfers and the kernels, in order.
     var explanation: [String] {
         var lines = ["upload \(width)x\(height) RGBA8 (\(width * height * 4 >> 20) MiB) once"]
-        let bands = bandRows()
+        let bands = bandRows() ?? []
         if !bands.isEmpty {
             lines[0] +=
                 ", in \(bands.count) bands of about \(height / bands.count) rows (and \(halo ?? 0) more each side), each band's copies and kernels overlapping the others' on \(min(Self.bandStreamCount, bands.count)) streams (when source and result can be page-locked)"
