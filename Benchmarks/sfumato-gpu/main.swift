@@ -242,16 +242,17 @@ func time(_ photo: Image) throws {
 
 /// The host's planning time for every case (no GPU needed): medians of 20, milliseconds.
 func plan(_ photo: Image) throws {
-    for c in cases {
+    let only = ProcessInfo.processInfo.environment["SFUMATO_GPU_CASES"] ?? ""
+    for c in cases where only.isEmpty || c.name.contains(only) {
         let context = RenderContext(options: .init(workingSpace: c.space, device: .cpu))
         let recipe = try c.stages(photo, context)
         var times: [Double] = []
-        for _ in 0..<20 {
+        for _ in 0..<200 {
             let t0 = now()
             _ = try context.explain(recipe)
             times.append(now() - t0)
         }
-        print(String(format: "%8.3f ms  %@", times.sorted()[10], c.name as NSString))
+        print(String(format: "%8.3f ms  %@", times.sorted()[100], c.name as NSString))
     }
 }
 
