@@ -26,6 +26,12 @@ struct CodecTests {
         let encoded = try PNG.encode(opaque)
         #expect(try PNG.info(encoded).hasAlpha == false)
         #expect(try PNG.decode(encoded).bitmap == opaque)
+        // RGB rows are widened to RGBA four pixels at a time: every remainder, and rows too
+        // short for one step.
+        for width in 1...9 {
+            let narrow = try Pixels.noise(width, 3, seed: UInt64(width))
+            #expect(try PNG.decode(try PNG.encode(narrow)).bitmap == narrow, "width \(width)")
+        }
         let deep = try Bitmap(width: 19, height: 7, format: .rgba16, alpha: .straight)
         var s: UInt32 = 7
         for y in 0..<7 {

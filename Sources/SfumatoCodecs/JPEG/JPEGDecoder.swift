@@ -200,9 +200,10 @@ public enum JPEG {
 
     static func decodeAll(_ decoder: _JPEGDecoder, _ options: DecodeOptions) throws -> DecodedImage {
         try decoder.start(scale: options.jpegScale, options: options, convertToSRGB: options.convertToSRGB)
-        let bitmap = try Bitmap(
-            width: decoder.outputWidth, height: decoder.outputHeight, format: decoder.gray ? .gray8 : .rgba8,
-            alpha: .straight)
+        // Every row is written before the bitmap is seen: it need not start zeroed (a kept block
+        // of the same size is reused, with no page to fault in).
+        let bitmap = try Bitmap.forOverwrite(
+            width: decoder.outputWidth, height: decoder.outputHeight, format: decoder.gray ? .gray8 : .rgba8, alpha: .straight)
         var y = 0
         while y < bitmap.height {
             let n = try decoder.read(into: bitmap.row(y), rowBytes: bitmap.rowBytes, count: bitmap.height - y)
