@@ -36,6 +36,8 @@ extension RenderContext {
             // staging), which the sink then reads.
             let rowBytes = route.width * 4
             let host = try context.outputBuffer(bytes: rowBytes * route.height).pointer
+            // A long-running process keeps no more than 256 MiB of it locked after a large render.
+            defer { context.releaseOutputBuffer(above: 256 << 20) }
             guard
                 try onGPU({
                     try route.render(on: context, into: host, rowBytes: rowBytes, straight: alpha == .straight, pinned: true, budget: budget)

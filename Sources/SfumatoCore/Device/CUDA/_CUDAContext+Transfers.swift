@@ -70,6 +70,14 @@ extension _CUDAContext {
         try Self.pinned(output, bytes: bytes, self)
     }
 
+    /// Frees the output memory when it is larger than `bytes` (page-locked memory is the
+    /// machine's, not only the process's).
+    func releaseOutputBuffer(above bytes: Int) {
+        output.withLock { held in
+            if let b = held, b.byteCount > bytes { held = nil }
+        }
+    }
+
     private static func pinned(_ slot: _Locked<_PinnedBuffer?>, bytes: Int, _ context: _CUDAContext) throws -> _PinnedBuffer {
         try slot.withLock { held in
             if let b = held, b.byteCount >= bytes { return b }
