@@ -197,27 +197,74 @@ struct _ResampleKernel: NeighborhoodKernel {
     ) {
         let mid = scratch.floatTile(Rect(x: r.x, y: input.y, width: r.width, height: input.height))
         horizontal.withTaps { start, count, offset, w in
-            let first = r.x - horizontal.outputOrigin
+            let first = r.x - horizontal.outputOrigin, end = first + r.width
             for y in input.y..<input.maxY {
                 let src = row(y) - input.x
                 let dst = mid.row(y) - first
-                for i in first..<(first + r.width) {
-                    let taps = src + start[i], weights = w + offset[i]
-                    var acc = SIMD4<Float>.zero
-                    for t in 0..<count[i] { acc += taps[t] * weights[t] }
-                    dst[i] = acc
+                var i = first
+                // Four outputs at once where they have as many taps (all but a few at the edges):
+                // four independent sums, each in the order of the one-output step, so the
+                // additions overlap instead of each waiting for the one before (a shrink's 24
+                // taps ran at one addition's latency each: Lanczos ×0.25 of 24 MP 89 -> 67 ms;
+                // eight at once was slower, 79).
+                while i < end {
+                    let n = count[i]
+                    if i + 4 <= end && count[i + 1] == n && count[i + 2] == n && count[i + 3] == n {
+                        let t0 = src + start[i], t1 = src + start[i + 1], t2 = src + start[i + 2], t3 = src + start[i + 3]
+                        let w0 = w + offset[i], w1 = w + offset[i + 1], w2 = w + offset[i + 2], w3 = w + offset[i + 3]
+                        var a0 = SIMD4<Float>.zero, a1 = a0, a2 = a0, a3 = a0
+                        for t in 0..<n {
+                            a0 += t0[t] * w0[t]
+                            a1 += t1[t] * w1[t]
+                            a2 += t2[t] * w2[t]
+                            a3 += t3[t] * w3[t]
+                        }
+                        dst[i] = a0
+                        dst[i + 1] = a1
+                        dst[i + 2] = a2
+                        dst[i + 3] = a3
+                        i += 4
+                    } else {
+                        let taps = src + start[i], weights = w + offset[i]
+                        var acc = SIMD4<Float>.zero
+                        for t in 0..<n { acc += taps[t] * weights[t] }
+                        dst[i] = acc
+                        i += 1
+                    }
                 }
             }
         }
         vertical.withTaps { start, count, offset, w in
+            // Each output's sum over its taps in tap order, as the horizontal pass, four columns
+            // at a time in registers (adding each tap's row into the output row instead read and
+            // wrote the row once a tap).
+            let most = (r.y..<r.maxY).map { count[$0 - vertical.outputOrigin] }.max() ?? 0
+            let rows = scratch.buffer(of: UnsafePointer<SIMD4<Float>>.self, count: max(most, 1))
             for y in r.y..<r.maxY {
-                let i = y - vertical.outputOrigin
+                let i = y - vertical.outputOrigin, n = count[i], wt = w + offset[i]
+                for t in 0..<n { rows[t] = UnsafePointer(mid.row(start[i] + t)) }
                 let dst = target(y)
-                dst.update(repeating: .zero, count: r.width)
-                for t in 0..<count[i] {
-                    let src = mid.row(start[i] + t)
-                    let wt = w[offset[i] + t]
-                    for x in 0..<r.width { dst[x] += src[x] * wt }
+                var x = 0
+                while x + 4 <= r.width {
+                    var a0 = SIMD4<Float>.zero, a1 = a0, a2 = a0, a3 = a0
+                    for t in 0..<n {
+                        let src = rows[t] + x, k = wt[t]
+                        a0 += src[0] * k
+                        a1 += src[1] * k
+                        a2 += src[2] * k
+                        a3 += src[3] * k
+                    }
+                    dst[x] = a0
+                    dst[x + 1] = a1
+                    dst[x + 2] = a2
+                    dst[x + 3] = a3
+                    x += 4
+                }
+                while x < r.width {
+                    var acc = SIMD4<Float>.zero
+                    for t in 0..<n { acc += rows[t][x] * wt[t] }
+                    dst[x] = acc
+                    x += 1
                 }
                 finish(y, dst)
             }
