@@ -62,6 +62,27 @@ struct WideVectorTests {
         #endif
     }
 
+    @Test("area average: the channel sums of opaque 8-bit rows (64 bytes a step) are the baseline's, to the last float")
+    func areaSums() throws {
+        // Floats out, so a sum off by one level would show; 131 pixels a row end inside a step.
+        for (imageName, bitmap) in Self.images where bitmap.format == .rgba8 {
+            for options in [RenderContext.Options(workingSpace: .none), .init(workingSpace: .none, tileWidth: 16, tileHeight: 5)] {
+                let context = RenderContext(options: options)
+                let recipe = AreaAverage().apply(to: Image(bitmap: bitmap))
+                let wide = try context.render(recipe, format: .rgbaFloat32)
+                let baseline = try CPUFeatures.withBaselineVectors { try context.render(recipe, format: .rgbaFloat32) }
+                #expect(wide.pixel(x: 0, y: 0) == baseline.pixel(x: 0, y: 0), "\(imageName)")
+            }
+        }
+        // Against the definition: the plain sum of every byte of one channel.
+        let noise = try Pixels.noise(131, 37, seed: 5)
+        var red = 0
+        for y in 0..<noise.height { for x in 0..<noise.width { red += Int(noise.bytes(x: x, y: y)[0]) } }
+        let mean = try RenderContext(workingSpace: .none).render(
+            AreaAverage().apply(to: Image(bitmap: noise)), format: .rgbaFloat32, encoding: .srgb)
+        #expect(abs(Double(mean.pixel(x: 0, y: 0).x) - Double(red) / Double(131 * 37 * 255)) < 1e-6)
+    }
+
     @Test("identical bytes, whole renders and small tiles", arguments: filters.indices)
     func identical(filter index: Int) throws {
         let (name, filter) = Self.filters[index]

@@ -1,3 +1,7 @@
+#if arch(x86_64)
+    import SfumatoAVX512
+#endif
+
 /// One pass over opaque RGBA8 rows gathering a ``LevelRoute/Summary``: level sums (16 bytes at
 /// a time into 16-bit lanes), extremes (16 bytes at a time), or counts (four sets of counters
 /// for four neighbouring pixels, so runs of one level do not wait on their own increments).
@@ -68,6 +72,12 @@ final class _LevelScan {
     private func addSums(_ row: UnsafePointer<UInt8>, _ count: Int) {
         let bytes = 4 * count
         var i = 0
+        #if arch(x86_64)
+            if CPUFeatures.wideVectors && bytes >= 64 {
+                i = bytes / 64 * 64
+                sums &+= SIMD4<Int>(truncatingIfNeeded: _channelSumsAVX512(row, bytes: i))
+            }
+        #endif
         var total = SIMD4<UInt32>.zero
         while i + 16 <= bytes {
             // At most 128 blocks into 16-bit lanes (each lane takes two bytes a block): 256 x 255 < 65,536.
