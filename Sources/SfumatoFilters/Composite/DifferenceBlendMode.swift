@@ -8,7 +8,8 @@ public enum DifferenceBlendMode: BlendMode {
 
     /// |b - s|.
     public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in
-        _opaqueByteRows(f, b, o, n) { b, s in _subtractingClamped(b, s) | _subtractingClamped(s, b) }
+        let wide = _opaqueBlendWide(.difference, f, b, o, n)
+        return wide + _opaqueByteRows(f + 4 * wide, b + 4 * wide, o + 4 * wide, n - wide) { b, s in _subtractingClamped(b, s) | _subtractingClamped(s, b) }
     }
 
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {

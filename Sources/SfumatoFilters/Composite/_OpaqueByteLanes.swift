@@ -1,5 +1,28 @@
 import SfumatoCore
 
+#if arch(x86_64)
+    import SfumatoAVX512
+#endif
+
+/// Blend modes with an AVX-512 twin of their opaque rows.
+enum _WideBlend {
+    case multiply, difference
+}
+
+/// How many pixels of an opaque run the AVX-512 twin blends (whole steps of 16, from the start,
+/// stopping before any transparency), 0 without AVX-512; `_opaqueByteRows` does the rest.
+@inline(__always)
+func _opaqueBlendWide(
+    _ mode: _WideBlend, _ f: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ out: UnsafeMutablePointer<UInt8>, _ count: Int
+) -> Int {
+    #if arch(x86_64)
+        guard CPUFeatures.wideVectors else { return 0 }
+        return _opaqueBlendBytesAVX512(mode == .multiply ? .multiply : .difference, f, b, out, count: count)
+    #else
+        return 0
+    #endif
+}
+
 /// Vector code for the blend modes' 8-bit route (``OpaqueByteRows``): opaque RGBA8 pixels four
 /// at a time, each byte widened to a 16-bit lane, `op(backdrop, source)` per lane, then narrowed
 /// with alpha set to 255 (the modes keep opaque over opaque opaque); stops at the first four
