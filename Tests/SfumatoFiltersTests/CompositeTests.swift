@@ -158,7 +158,10 @@ struct CompositeTests {
         }
         // With the AVX-512 twins (multiply, difference: 16 pixels a step) where the processor has
         // them, and without.
-        for (name, kernel, rows) in modes + modes.map({ m in (m.0 + " (baseline)", m.1, m.2.map { rows in { f, b, o, n in CPUFeatures.withBaselineVectors { rows(f, b, o, n) } } }) }) {
+        let baseline = modes.map { m in
+            (m.0 + " (baseline)", m.1, m.2.map { rows -> OpaqueByteRows in { f, b, o, n in CPUFeatures.withBaselineVectors { rows(f, b, o, n) } } })
+        }
+        for (name, kernel, rows) in modes + baseline {
             let rows = try #require(rows, "\(name) has vector code")
             #expect(kernel.opaqueBytes != nil)
             let tables = kernel.opaqueByteTables()
