@@ -134,6 +134,44 @@ final class DeviceRouteTests: XCTestCase {
         XCTAssertNil(try DeviceInspection.bands(cases[2].0, workingSpace: .none, deviceBudget: 64 << 10))
     }
 
+    func testTheTransparentBorderIsRedoneOnTheCPUAndNothingElse() throws {
+        let p = try photo()
+        let transparent = Median(diameter: 3).apply(to: GaussianBlur(radius: 2, edges: .zero).apply(to: p))
+        let full = try RenderContext(options: .init(workingSpace: .none)).render(transparent)
+        // A destination the "GPU" left zero: the border comes back as the CPU's, the rest stays.
+        let out = try Bitmap(width: full.width, height: full.height, format: .rgba8, alpha: .straight)
+        let depth = try XCTUnwrap(try DeviceInspection.redoTransparentBorder(transparent, workingSpace: .none, into: out))
+        XCTAssertGreaterThanOrEqual(depth.rows, 7, "3 sigma and the median's 1")
+        XCTAssertEqual(depth.rows, depth.columns)
+        var border = 0, untouched = 0
+        for y in 0..<full.height {
+            for x in 0..<full.width {
+                let inBorder = y < depth.rows || y >= full.height - depth.rows || x < depth.columns || x >= full.width - depth.columns
+                if inBorder {
+                    XCTAssertEqual(out.bytes(x: x, y: y), full.bytes(x: x, y: y), "(\(x), \(y))")
+                    border += 1
+                } else if out.bytes(x: x, y: y) == SIMD4(repeating: 0) {
+                    untouched += 1
+                }
+            }
+        }
+        XCTAssertEqual(untouched, (full.width - 2 * depth.columns) * (full.height - 2 * depth.rows), "the inside is the GPU's")
+        XCTAssertGreaterThan(border, 0)
+        // A very small image is border through and through; clamped edges need nothing redone.
+        let tiny = try Bitmap(width: 9, height: 3, format: .rgba8, alpha: .straight)
+        for y in 0..<3 {
+            for x in 0..<9 {
+                tiny.row(y).storeBytes(of: SIMD4<UInt8>(UInt8(20 * x), UInt8(80 * y), 200, 255), toByteOffset: 4 * x, as: SIMD4<UInt8>.self)
+            }
+        }
+        let small = GaussianBlur(radius: 10, edges: .zero).apply(to: Image(bitmap: tiny))
+        let smallOut = try Bitmap(width: 9, height: 3, format: .rgba8, alpha: .straight)
+        try DeviceInspection.redoTransparentBorder(small, workingSpace: .none, into: smallOut)
+        XCTAssertTrue(smallOut.rowsEqual(try RenderContext(options: .init(workingSpace: .none)).render(small)))
+        let clamped = GaussianBlur(radius: 2, edges: .clamp).apply(to: p)
+        XCTAssertNil(try DeviceInspection.redoTransparentBorder(clamped, workingSpace: .none, into: out))
+    }
+
     func testKernelTextDependsOnlyOnTheProgramsShape() throws {
         let p = try photo()
         // Two gammas: two programs of one shape, so one text (a slider move compiles nothing).

@@ -26,6 +26,21 @@
         return Array(zip(own, route.heldRows(own))).map { (own: $0.0, held: $0.1) }
     }
 
+    /// Renders on the CPU, into `bitmap` (RGBA8, straight, the image's size), only the border a GPU
+    /// render of `image` redoes on the CPU (pixels that depend on a transparent outside); returns
+    /// its depth (rows, columns), nil when there is none.
+    @discardableResult
+    public static func redoTransparentBorder(_ image: Image, workingSpace: WorkingSpace, into bitmap: Bitmap) throws -> (rows: Int, columns: Int)? {
+        let context = RenderContext(options: .init(workingSpace: workingSpace))
+        let plan = try _Plan(image, workingSpace: workingSpace, fuse: true)
+        let route = try _CUDARoute.lower(plan, rect: image.extent, tileWidth: 1024)
+        let d = _Destination(
+            base: bitmap.row(0), rowBytes: bitmap.rowBytes, rect: image.extent, format: bitmap.format, encoding: bitmap.encoding,
+            alpha: bitmap.alpha)
+        try context.redoTransparentBorder(image, route, into: d)
+        return route.transparentBorder
+    }
+
     /// Device bytes a band of `rows` rows of `image` holds on one stream (two image buffers and
     /// a scratch buffer).
     public static func deviceBytes(_ image: Image, rows: Int) -> Int { 4 * ((image.extent.width * 4 + 15) & ~15) * rows }

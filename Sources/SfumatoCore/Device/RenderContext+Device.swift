@@ -30,6 +30,7 @@ extension RenderContext {
             return try onGPU {
                 try route.render(
                     on: context, into: d.base, rowBytes: d.rowBytes, straight: d.alpha == .straight, owner: d.owner, budget: budget)
+                try redoTransparentBorder(image, route, into: d)
             }
         case .sink(let sink, _, _, let alpha):
             // The result comes down into the context's page-locked output memory (no copy through
@@ -38,9 +39,11 @@ extension RenderContext {
             let host = try context.outputBuffer(bytes: rowBytes * route.height).pointer
             // A long-running process keeps no more than 256 MiB of it locked after a large render.
             defer { context.releaseOutputBuffer(above: 256 << 20) }
+            let d = _Destination(base: host, rowBytes: rowBytes, rect: rect, format: .rgba8, encoding: .srgb, alpha: alpha)
             guard
                 try onGPU({
                     try route.render(on: context, into: host, rowBytes: rowBytes, straight: alpha == .straight, pinned: true, budget: budget)
+                    try redoTransparentBorder(image, route, into: d)
                 })
             else {
                 return false
@@ -52,6 +55,31 @@ extension RenderContext {
                 y += n
             }
             return true
+        }
+    }
+
+    /// Renders the border of `d` whose pixels depend on a transparent outside
+    /// (``_CUDARoute/transparentBorder``) again on the CPU, over the GPU's: the CPU computes them
+    /// in float where its 8-bit kernels would lose precision at low alpha, so the whole result is
+    /// the CPU's bytes. A thin frame on a photo; all of a very small image.
+    func redoTransparentBorder(_ image: Image, _ route: _CUDARoute, into d: _Destination) throws {
+        guard let (rows, columns) = route.transparentBorder else { return }
+        var cpuOptions = options
+        cpuOptions.device = .cpu
+        let cpu = RenderContext(options: cpuOptions)
+        let r = d.rect, top = min(rows, r.height), side = min(columns, r.width)
+        let inner = max(r.height - 2 * top, 0)
+        let strips = [
+            Rect(x: r.x, y: r.y, width: r.width, height: top),
+            Rect(x: r.x, y: r.maxY - min(top, r.height - top), width: r.width, height: min(top, r.height - top)),
+            Rect(x: r.x, y: r.y + top, width: side, height: inner),
+            Rect(x: r.maxX - min(side, r.width - side), y: r.y + top, width: min(side, r.width - side), height: inner)
+        ]
+        for strip in strips where !strip.isEmpty {
+            var part = d
+            part.base = d.row(strip.y) + (strip.x - r.x) * d.format.bytesPerPixel
+            part.rect = strip
+            try cpu.run(image, rect: strip, destination: .memory(part))
         }
     }
 

@@ -115,7 +115,37 @@ extension _CUDARoute {
     }
 }
 
+extension _CUDARoute {
+    /// Where a step has transparent edges, the depth of the result's border whose pixels depend
+    /// on the transparent outside (rows top and bottom, columns left and right: each step's reach,
+    /// summed), else nil. The CPU computes those pixels in float, since 8-bit premultiplied values
+    /// lose precision where alpha is low; the GPU's are redone there on the CPU (see
+    /// ``RenderContext/redoTransparentBorder``).
+    var transparentBorder: (rows: Int, columns: Int)? {
+        var rows = 0, columns = 0, transparent = false
+        for step in steps {
+            guard case .neighborhood(let k, let clamp, _) = step else { continue }
+            rows += k.verticalReach
+            columns += k.horizontalReach
+            transparent = transparent || !clamp
+        }
+        return transparent ? (rows, columns) : nil
+    }
+}
+
 extension DeviceKernel {
+    /// Columns left or right of an output pixel the kernel reads (an upper bound).
+    var horizontalReach: Int {
+        switch self {
+        case .gaussian(let weights, _): weights.count - 1
+        case .median(let d): d / 2
+        case .rectangle(let w, _, _): w / 2 + 1
+        case .probe(let spans, _): spans.map { max(abs($0.x0), abs($0.x1)) }.max() ?? 0
+        case .convolution(let w, _, _, _, _, _): w / 2
+        case .sobel: 1
+        }
+    }
+
     /// Rows above or below an output pixel the kernel reads (an upper bound).
     var verticalReach: Int {
         switch self {

@@ -15,7 +15,7 @@ extension _CUDARoute {
         let pitch: Int
         /// Where every step's kernels and copies go (nil: the context's own stream).
         let stream: OpaquePointer?
-        private var scratchBuffer: _DeviceBuffer?
+        private var scratchBuffers: [_DeviceBuffer] = []
 
         /// Rows the buffers hold: `height` may be set to fewer (a band's rows).
         let capacity: Int
@@ -33,20 +33,22 @@ extension _CUDARoute {
 
         func swap() { (current, spare) = (spare, current) }
 
-        /// Device memory for a kernel's intermediate (16-bit rows, or a first pass): two bytes
-        /// per image byte, kept for the run, so steps on the stream reuse it in order and nothing
-        /// waits to give it back.
-        func scratch() throws -> _DeviceBuffer {
-            if let scratchBuffer { return scratchBuffer }
-            let b = try context.imageBuffer(bytes: 2 * pitch * capacity)
-            scratchBuffer = b
+        /// Device memory for a kernel's intermediate (16-bit rows, or a first pass) of at least
+        /// `bytes`: two bytes per image byte, or more where a kernel asks (an interpolating
+        /// Gaussian's anchor rows outnumber a very short image's rows), kept for the run, so
+        /// steps on the stream reuse it in order and nothing waits to give it back.
+        func scratch(bytes: Int) throws -> _DeviceBuffer {
+            if let b = scratchBuffers.last, b.byteCount >= bytes { return b }
+            // A larger one; the smaller stays held until the run ends (work queued may use it).
+            let b = try context.imageBuffer(bytes: max(bytes, 2 * pitch * capacity))
+            scratchBuffers.append(b)
             return b
         }
 
         deinit {
             context.recycle(current)
             context.recycle(spare)
-            if let scratchBuffer { context.recycle(scratchBuffer) }
+            for b in scratchBuffers { context.recycle(b) }
         }
     }
 

@@ -40,7 +40,7 @@ enum _GalleryLaunch {
                 // Rows filtered vertically into 16-bit words (the anchors only, when interpolating),
                 // then horizontally.
                 let rows = interpolating ? (h + 4) / 2 + 1 : h
-                let words = try buffers.scratch()  // rows * 2 * pitch bytes at most
+                let words = try buffers.scratch(bytes: rows * 2 * pitch)
                 let tail: [_CUDAContext.Argument] = [.pointer(table.address), .int32(radius), .int32(interpolating ? 1 : 0), .int32(0)]
                 try context.launch(
                     try function("sfumato_gaussian_vertical", context), grid: (ceil(ceil(w * 4, 4), 32), ceil(rows, 32), 1),
@@ -61,7 +61,7 @@ enum _GalleryLaunch {
                     [src, dst] + image + [.int32(Int32(d))], name: "sfumato_median", on: buffers.stream)
             }
         case .rectangle(let rw, let rh, let maximum):
-            let mid = try buffers.scratch()
+            let mid = try buffers.scratch(bytes: pitch * h)
             try context.launch(
                 try function("sfumato_extreme_rows", context), grid: (ceil(w, 32), ceil(h, 8), 1), block: (32, 8, 1),
                 [src, .pointer(mid.address)] + image + [.int32(Int32(rw)), .int32(Int32(-(rw / 2))), .int32(maximum ? 1 : 0)],
