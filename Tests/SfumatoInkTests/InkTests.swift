@@ -197,6 +197,23 @@ struct InkTests {
         for y in 0..<220 { for x in 0..<360 where px(full, x, y).w > 0 { #expect(dirtyUnion.contains(x: x, y: y)) } }
     }
 
+    @Test("a discarded stroke composites nothing, and the tiles it gives back draw the next stroke clean")
+    func discard() throws {
+        let settings = BrushSettings(kind: .forcePen, color: "#336699")
+        let first = try InkLayer(width: 400, height: 100)
+        first.draw(Stroke(brush: settings, samples: line(60, pressure: 0.8)))
+        let layer = try InkLayer(width: 400, height: 100)
+        let r = layer.begin(settings)
+        r.append(line(60, pressure: 0.8))
+        #expect(!r.bounds.isEmpty)
+        r.discard()
+        #expect(r.isFinished && r.bounds.isEmpty)
+        #expect(layer.commit(r) == .zero && layer.isEmpty)
+        // The same stroke again, on tiles that just came back from the discarded one.
+        layer.draw(Stroke(brush: settings, samples: line(60, pressure: 0.8)))
+        #expect(layer.accumulator.bitmap == first.accumulator.bitmap)
+    }
+
     @Test("W3C tilt <-> altitude/azimuth at the special angles and in each quadrant")
     func tilt() {
         let cases: [(Double, Double, Double, Double)] = [

@@ -68,6 +68,7 @@ public final class InkLayer: @unchecked Sendable {
     public func draw(_ stroke: Stroke) -> Rect {
         let r = begin(stroke.brush, hasPressure: stroke.hasPressure)
         r.append(stroke.samples)
+        defer { r.discard() }
         return commit(r)
     }
 

@@ -125,6 +125,20 @@ public final class StrokeRenderer: @unchecked Sendable {
         return dirty
     }
 
+    /// Gives the stroke's coverage tiles back to the shared pool: the renderer is finished and
+    /// draws nothing from now on.
+    ///
+    /// Call it on the thread or queue that drew and composited the stroke. Dropping the last
+    /// reference does the same in `deinit`, but on whatever thread that happens to be; the
+    /// reference count orders it after the last composite, an ordering ThreadSanitizer cannot
+    /// see, so a tile that another stroke then takes looks raced.
+    public func discard() {
+        isFinished = true
+        committed.clear()
+        provisional.clear()
+        provisionalBounds = .zero
+    }
+
     /// Everything the stroke has drawn so far, in layer pixels.
     public var bounds: Rect { committed.bounds.union(provisionalBounds) }
 

@@ -67,9 +67,13 @@ extension Studio {
             saveSettings()
             log("opened \(safe) as \(path)")
             for s in sessions.values {
+                let abandoned = s.stroke?.renderer
                 s.stroke = nil
                 publish(s)
-                s.work.async { s.preview = nil }
+                s.work.async {
+                    s.preview = nil
+                    abandoned?.discard()
+                }
                 resize(s)
             }
             broadcastState()

@@ -102,6 +102,9 @@ extension Studio {
             if !fades { preview.inkedStrokes.insert(stored.id) }
             self.schedule(s, dirty: dirty, batch: s.batch)
         }
+        // The renderer's tiles go back to the pool on the queue that drew them, after the commit
+        // (even with no preview to commit to), never in a deinit on this thread.
+        s.work.async { stroke.renderer.discard() }
         // Other pages draw the finished stroke at their own scale: on top of what they have when
         // it is the newest stroke there (the usual case), otherwise their layers are redrawn in
         // document order once, when their next frame goes out.
