@@ -94,6 +94,7 @@ enum BenchServer {
             reply("ok")
         case "filter", "explain":
             let key = command == "filter" ? a[0] : a[0]
+            // "linear-float": linear light with the 16-bit word kernels off (the float route).
             let ws = WorkingSpace(rawValue: a[1]) ?? .linear
             let float = command == "filter" && a[2] == "float"
             let gray = command == "filter" ? a[2] == "gray" : grays[key] != nil
@@ -101,10 +102,11 @@ enum BenchServer {
             let source = float ? floats[key]! : gray ? grays[key]! : images[key]!
             var recipe = Image(bitmap: source)
             for spec in specs { recipe = try apply(spec, to: recipe) }
-            let context = RenderContext(
-                options: .init(
-                    workingSpace: ws, threads: threads, tileWidth: tileSize.width,
-                    tileHeight: tileSize.height, fusion: fusion))
+            var options = RenderContext.Options(
+                workingSpace: ws, threads: threads, tileWidth: tileSize.width,
+                tileHeight: tileSize.height, fusion: fusion)
+            options.linearBytes = a[1] != "linear-float"
+            let context = RenderContext(options: options)
             if command == "explain" {
                 reply(try context.explain(recipe, rect: source.bounds, format: gray ? .gray8 : .rgba8))
                 reply("end")

@@ -44,13 +44,18 @@
     /// With `interpolatingRows`, only rows even in image coordinates are filtered (`oddFirstRow`
     /// says whether output row 0 is odd) and each odd row is the cubic midpoint of the four even
     /// rows around it (`_midRowWords`). `scratch` holds `_gaussianTileScratchWordsAVX512` words.
+    ///
+    /// With `decode` and `encode` (linear light; RGBA, every input pixel opaque): each byte's word is
+    /// `decode[byte]` (256 words) instead of byte x 256, and each output byte `encode[word]` (65536
+    /// bytes) instead of the word's high byte; alpha is 255.
     @inline(never)
     public func _gaussianTileAVX512(
         input: UnsafeRawPointer, inputStride: Int, output: UnsafeMutableRawPointer, outputStride: Int,
         width: Int, height: Int, bytesPerPixel bpp: Int, dropAlpha: Bool,
         radius r: Int, centre: UInt16, pairs: UnsafePointer<UInt16>,
         interpolatingRows: Bool, oddFirstRow: Bool,
-        scratch: UnsafeMutablePointer<UInt16>
+        scratch: UnsafeMutablePointer<UInt16>,
+        decode: UnsafePointer<UInt16>? = nil, encode: UnsafePointer<UInt8>? = nil
     ) {
         let weights = UnsafeMutableRawPointer(scratch), tables = weights + 64 &* (r &+ 1)
         var k = 1
@@ -65,7 +70,7 @@
         // Opaque RGBA leaves alpha out; the first alpha below 255 met while converting starts the
         // conversion again with it.
         var words = bpp
-        if dropAlpha {
+        if dropAlpha || decode != nil {
             let rowWords = _rowWords(width: width, radius: r, words: 3)
             var y = 0
             while y < inRows
@@ -73,9 +78,11 @@
                     input + y &* inputStride, pixels: inPixels, bytesPerPixel: bpp, dropAlpha: true,
                     tables: tables, into: body + 2 &* y &* rowWords)
             {
+                if let decode { _decodeWords(body + 2 &* y &* rowWords, count: 3 &* inPixels, table: decode) }
                 y &+= 1
             }
             if y == inRows { words = 3 }
+            precondition(decode == nil || words == 3, "linear-light tiles are opaque RGBA")
         }
         let rgb = words == 3
         let rowWords = _rowWords(width: width, radius: r, words: words), inWords = inPixels &* words
@@ -102,7 +109,11 @@
                 _horizontalWords(
                     vertical + (y &* rowBytes &+ 2 &* r &* words), step: words, radius: r, centre: centre,
                     weights: w, count: count, into: line)
-                _bytesFromWords(line, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
+                if let encode {
+                    _encodeWords(line, pixels: width, table: encode, into: output + y &* outputStride)
+                } else {
+                    _bytesFromWords(line, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
+                }
                 y &+= 1
             }
             return
@@ -132,7 +143,11 @@
                 _midRowWords(above, above + rowBytes, above + 2 &* rowBytes, above + 3 &* rowBytes, count: count, into: line)
                 row = UnsafeRawPointer(line)
             }
-            _bytesFromWords(row, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
+            if let encode {
+                _encodeWords(row, pixels: width, table: encode, into: output + y &* outputStride)
+            } else {
+                _bytesFromWords(row, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
+            }
             y &+= 1
         }
     }
@@ -226,6 +241,40 @@
                 i &+= 64
             }
             return true
+        }
+    }
+
+    /// Words holding bytes (x 256) to `table[byte]`, for `count` words rounded up to 32 (the rows
+    /// have room): four two-register permutes over the 256-word table, picked by the byte's two
+    /// top bits.
+    @inline(__always)
+    private func _decodeWords(_ row: UnsafeMutableRawPointer, count: Int, table: UnsafePointer<UInt16>) {
+        let t = UnsafeRawPointer(table)
+        @inline(__always) func part(_ k: Int) -> __m512i { t.loadUnaligned(fromByteOffset: 64 &* k, as: __m512i.self) }
+        let t0 = part(0), t1 = part(1), t2 = part(2), t3 = part(3), t4 = part(4), t5 = part(5), t6 = part(6), t7 = part(7)
+        let bit6 = _mm512_set1_epi16(64), bit7 = _mm512_set1_epi16(128)
+        var i = 0
+        while i < 2 &* count {
+            let v = _mm512_srli_epi16(row.loadUnaligned(fromByteOffset: i, as: __m512i.self), 8)
+            let a = _mm512_permutex2var_epi16(t0, v, t1), b = _mm512_permutex2var_epi16(t2, v, t3)
+            let c = _mm512_permutex2var_epi16(t4, v, t5), d = _mm512_permutex2var_epi16(t6, v, t7)
+            let m6 = _mm512_test_epi16_mask(v, bit6), m7 = _mm512_test_epi16_mask(v, bit7)
+            let low = _mm512_mask_blend_epi16(m6, a, b), high = _mm512_mask_blend_epi16(m6, c, d)
+            row.storeBytes(of: _mm512_mask_blend_epi16(m7, low, high), toByteOffset: i, as: __m512i.self)
+            i &+= 64
+        }
+    }
+
+    /// One row of finished linear words (R, G, B of each pixel in turn) to opaque RGBA pixels,
+    /// each byte `table[word]`.
+    @inline(__always)
+    private func _encodeWords(_ s: UnsafeRawPointer, pixels: Int, table: UnsafePointer<UInt8>, into d: UnsafeMutableRawPointer) {
+        let w = s.assumingMemoryBound(to: UInt16.self)
+        var p = 0
+        while p < pixels {
+            let r = UInt32(table[Int(w[3 &* p])]), g = UInt32(table[Int(w[3 &* p &+ 1])]), b = UInt32(table[Int(w[3 &* p &+ 2])])
+            d.storeBytes(of: r | g &<< 8 | b &<< 16 | 0xFF00_0000, toByteOffset: 4 &* p, as: UInt32.self)
+            p &+= 1
         }
     }
 

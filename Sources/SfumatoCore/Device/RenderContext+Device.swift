@@ -99,7 +99,7 @@ extension RenderContext {
         case .failure(let e): return .failure(.init("\(e)"))
         }
         do {
-            let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads)
+            let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, linearBytes: options.linearBytes, threads: options.threads)
             return .success((try _CUDARoute.lower(plan, rect: rect, tileWidth: tileWidth(plan, rect)), context))
         } catch let e as _CUDARoute.Unsupported {
             return .failure(e)
@@ -144,7 +144,7 @@ extension RenderContext {
     /// run the image, saying why.
     public func deviceProfile(_ image: Image, repeats: Int = 20) throws -> DeviceProfile {
         let context = try _CUDAContext.shared.get()
-        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads)
+        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, linearBytes: options.linearBytes, threads: options.threads)
         let route: _CUDARoute
         do { route = try _CUDARoute.lower(plan, rect: image.extent, tileWidth: tileWidth(plan, image.extent)) } catch {
             throw SfumatoError.unsupported("cannot render on the GPU: \(error)")

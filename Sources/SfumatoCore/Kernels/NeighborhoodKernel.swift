@@ -42,6 +42,15 @@ public protocol NeighborhoodKernel: Sendable {
     /// The 8-bit variant, called only when ``supportsBytes`` is true (and on grey tiles only
     /// when ``supportsGray`` is).
     func apply(input: ByteTile, output: ByteTile, scratch: TileScratch) throws
+    /// Whether ``applyLinear(input:output:scratch:)`` is implemented: in the linear working space,
+    /// the renderer then runs the kernel on opaque 8-bit sRGB tiles going to an 8-bit sRGB
+    /// destination, instead of on float tiles (see ``_LinearWords``). Its bytes must be within one
+    /// level of the float variant's result, encoded.
+    var supportsLinearBytes: Bool { get }
+    /// The kernel in linear light on opaque 8-bit sRGB tiles: decoded to linear 16-bit words,
+    /// filtered, encoded back to bytes (alpha 255). Called only when ``supportsLinearBytes`` is
+    /// true, with every input pixel opaque.
+    func applyLinear(input: ByteTile, output: ByteTile, scratch: TileScratch) throws
     /// The same computation for a GPU device, when one is written (default nil: the kernel runs
     /// on the CPU only). It must give the 8-bit variant's bytes.
     var deviceKernel: DeviceKernel? { get }
@@ -57,6 +66,10 @@ extension NeighborhoodKernel {
     }
     public var supportsBytes: Bool { false }
     public var supportsGray: Bool { false }
+    public var supportsLinearBytes: Bool { false }
+    public func applyLinear(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        throw SfumatoError.unsupported("\(name) has no linear-light 8-bit implementation")
+    }
     public var keepsOpaque: Bool { supportsGray }
     public var detail: String { "" }
     public var deviceKernel: DeviceKernel? { nil }

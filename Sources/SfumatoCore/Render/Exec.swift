@@ -28,6 +28,11 @@ class _Exec: @unchecked Sendable {
     /// Whether every pixel inside the extent is known to be opaque (alpha exactly 1).
     var opaqueWithin: Bool { false }
 
+    /// Whether 8-bit tiles from ``produce(_:_:_:)`` hold the image's own sRGB-encoded values in
+    /// any working space: an opaque 8-bit sRGB source, through whole-pixel moves, crops and
+    /// clamps. What kernels with a linear-light 8-bit variant read (``NeighborhoodKernel/supportsLinearBytes``).
+    var sRGBBytes: Bool { natural == .byte }
+
     /// Renders `rect` into the destination. Executors that can fuse the final encoding into their
     /// own pass override this.
     func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {

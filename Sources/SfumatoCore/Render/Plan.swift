@@ -5,6 +5,8 @@ import Foundation
 final class _Plan: @unchecked Sendable {
     let workingSpace: WorkingSpace
     let fuse: Bool
+    /// Whether kernels may use their linear-light 8-bit variant (``RenderContext/Options/linearBytes``).
+    let linearBytes: Bool
     /// The render's thread count (also for the checks made while planning).
     let threads: Int
     private(set) var root: _Exec!
@@ -16,11 +18,12 @@ final class _Plan: @unchecked Sendable {
     private let materialized: [ObjectIdentifier: Bitmap]
 
     init(
-        _ image: Image, workingSpace: WorkingSpace, fuse: Bool, threads: Int = defaultThreadCount,
+        _ image: Image, workingSpace: WorkingSpace, fuse: Bool, linearBytes: Bool = true, threads: Int = defaultThreadCount,
         materialized: [ObjectIdentifier: Bitmap] = [:]
     ) throws {
         self.workingSpace = workingSpace
         self.fuse = fuse
+        self.linearBytes = linearBytes
         self.threads = threads
         self.materialized = materialized
         try _Plan.checkDepth(image.node, fuse: fuse)
@@ -69,7 +72,7 @@ final class _Plan: @unchecked Sendable {
             for (s, n) in chain.reversed() { program.append(s.flatMap { $0.expanded(for: ws.encoding) }, name: n, fuse: fuse) }
             return _PointExec(try build(base), program: program, extent: node.extent, ws: ws)
         case .neighborhood(let k):
-            return _NeighborhoodExec(try build(node.inputs[0]), k, extent: node.extent)
+            return _NeighborhoodExec(try build(node.inputs[0]), k, extent: node.extent, ws: ws, linearBytes: linearBytes)
         case .blend(let k):
             return _BlendExec(try build(node.inputs[0]), try build(node.inputs[1]), k, extent: node.extent)
         case .intermediate:

@@ -83,7 +83,8 @@ extension RenderContext {
         _ image: Image, rect: Rect, destination: _Target,
         materialized: [ObjectIdentifier: Bitmap], skippingStrips skipped: Int = 0
     ) throws {
-        let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, threads: options.threads, materialized: materialized)
+        let plan = try _Plan(
+            image, workingSpace: workingSpace, fuse: options.fusion, linearBytes: options.linearBytes, threads: options.threads, materialized: materialized)
         let layout = stripLayout(rect)
         try plan.checkReach(tile: Rect(x: rect.x, y: rect.y, width: tileWidth(plan, rect), height: layout.height))
         try prepare(plan)

@@ -22,12 +22,14 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
 
     override var opaqueWithin: Bool { layout.opaque }
 
+    override var sRGBBytes: Bool { bitmap.format == .rgba8 && bitmap.encoding == .srgb && layout.opaque }
+
     override var explanation: String {
         "read bitmap \(bitmap.width)x\(bitmap.height) \(bitmap.format) \(bitmap.encoding)\(layout.opaque ? ", opaque" : "")"
     }
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
-        if kind == .byte && natural == .byte && extent.contains(rect)
+        if kind == .byte && (natural == .byte || sRGBBytes) && extent.contains(rect)
             && (bitmap.alpha == .premultiplied || layout.opaque)
         {
             let p = bitmap.row(rect.y) + rect.x * 4

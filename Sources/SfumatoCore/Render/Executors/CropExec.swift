@@ -12,6 +12,8 @@ final class _CropExec: _Exec, @unchecked Sendable {
 
     override var opaqueWithin: Bool { input.opaqueWithin }
 
+    override var sRGBBytes: Bool { input.sRGBBytes }
+
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
         let inside = rect.intersection(extent)
         if inside == rect { return try input.produce(rect, kind, w) }

@@ -11,13 +11,21 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     let useGray: Bool
     /// The kind the input is read as.
     let inputKind: TileKind
+    /// Whether results going straight to an 8-bit sRGB destination are computed by the kernel's
+    /// linear-light 8-bit variant (linear working space, an opaque 8-bit sRGB input): the float
+    /// tiles' result within a level, at about the 8-bit kernel's speed. Other consumers still
+    /// read float tiles.
+    let useLinearBytes: Bool
 
-    init(_ input: _Exec, _ kernel: any NeighborhoodKernel, extent: Rect) {
+    init(_ input: _Exec, _ kernel: any NeighborhoodKernel, extent: Rect, ws: WorkingSpace, linearBytes: Bool) {
         self.input = input
         self.kernel = kernel
         useBytes = kernel.supportsBytes && (input.natural == .byte || input.natural == .gray)
         useGray = useBytes && kernel.supportsGray && input.natural == .gray
         inputKind = useGray ? .gray : (useBytes ? .byte : .float)
+        useLinearBytes =
+            ws == .linear && !useBytes && kernel.supportsLinearBytes && input.sRGBBytes && input.opaqueWithin
+            && linearBytes
         super.init(extent: extent, natural: inputKind, children: [input])
     }
 
@@ -25,7 +33,8 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     override var opaqueWithin: Bool { input.extent.isInfinite && useBytes && input.opaqueWithin && kernel.keepsOpaque }
 
     override var explanation: String {
-        "\(kernel.name)\(kernel.detail.isEmpty ? "" : " (\(kernel.detail))") on \(useGray ? "8-bit grey" : useBytes ? "8-bit" : "float") tiles"
+        let tiles = useGray ? "8-bit grey" : useBytes ? "8-bit" : useLinearBytes ? "8-bit sRGB (linear light in 16-bit words) or float" : "float"
+        return "\(kernel.name)\(kernel.detail.isEmpty ? "" : " (\(kernel.detail))") on \(tiles) tiles"
     }
 
     /// Pixels whose neighbourhood reaches past the input's edge (where the kernel meets
@@ -37,7 +46,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// beyond the edge stored as grey is black, what the grey kernel reads there.
     override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
         let grayToGray = useGray && d.format == .gray8
-        if useBytes && !grayToGray && !input.extent.isInfinite, case let safe = kernel.interior(of: rect, input: input.extent), safe != rect {
+        if useBytes || useLinearBytes, !grayToGray && !input.extent.isInfinite, case let safe = kernel.interior(of: rect, input: input.extent), safe != rect {
             // A tall tile across a slanted edge (a turned image's) has little interior over all
             // its rows: bands of rows each find their own.
             if let band = kernel.interiorBandRows, rect.height > 2 * band {
@@ -70,7 +79,8 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// place where the destination wants it (opaque pixels are the same either way).
     private func storeBytes(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
         let kind: TileKind? = d.format == .gray8 ? .gray : d.format == .rgba8 ? .byte : nil
-        guard useBytes, let kind, kind == inputKind, d.encoding == .srgb, d.rowBytes % kind.bytesPerPixel == 0 else {
+        let readKind = useLinearBytes ? .byte : inputKind
+        guard useBytes || useLinearBytes, let kind, kind == readKind, d.encoding == .srgb, d.rowBytes % kind.bytesPerPixel == 0 else {
             return try super.store(rect, into: d, w)
         }
         let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: true), kind, w)
@@ -78,6 +88,8 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         let bpp = kind.bytesPerPixel
         let base = (d.row(rect.y) + (rect.x - d.rect.x) * bpp).assumingMemoryBound(to: UInt8.self)
         let out = ByteTile(rect: rect, base: base, stride: d.rowBytes / bpp, channels: bpp)
+        // Opaque in, opaque out: straight and premultiplied are the same bytes.
+        if useLinearBytes { return try kernel.applyLinear(input: src.byteTile, output: out, scratch: w.scratch) }
         if kind == .gray { return try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch) }
         try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch)
         // Opaque results are straight already (this runs only where the neighbourhood lies inside the input).

@@ -39,6 +39,8 @@ final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
 
     override var opaqueWithin: Bool { layout.opaque }
 
+    override var sRGBBytes: Bool { source.format == .rgba8 && layout.opaque }
+
     override var explanation: String { "read \(source.summary) sequentially, row by row" }
 
     /// Sets the number of rows kept and restarts decoding at the top.

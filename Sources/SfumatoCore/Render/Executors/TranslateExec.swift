@@ -15,6 +15,8 @@ final class _TranslateExec: _Exec, @unchecked Sendable {
 
     override var opaqueWithin: Bool { input.opaqueWithin }
 
+    override var sRGBBytes: Bool { input.sRGBBytes }
+
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
         let b = try input.produce(Rect(x: rect.x - dx, y: rect.y - dy, width: rect.width, height: rect.height), kind, w)
         if b.isWritable {

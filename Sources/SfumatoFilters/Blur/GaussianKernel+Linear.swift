@@ -1,0 +1,98 @@
+import SfumatoCore
+#if arch(x86_64)
+    import SfumatoAVX512
+#endif
+
+extension _GaussianKernel {
+    /// Linear light on 16-bit words (``_LinearWords``) for the separable kernel below σ 4, where
+    /// the float route is separable too (from σ 4 it is Deriche's recursive filter).
+    ///
+    /// The words are the 8-bit passes' (``apply(input:output:scratch:)-9o3ja``), with each byte
+    /// decoded through a table first and each result encoded through one after. Each pass's
+    /// multiply-highs truncate less than a unit per tap pair, half a unit on average: the
+    /// encoding table takes the expected r + 1 units off with the rounding constant (see
+    /// ``linearOffset``), which leaves at most ±(r + 1) = ±13 units at r = 12, below the 19.8
+    /// units of the darkest level step, so every byte is the float route's or its neighbour.
+    var supportsLinearBytes: Bool { supportsBytes && recursive == nil && !interpolatesRows }
+
+    /// What the passes' words carry above the linear value: the horizontal pass's rounding
+    /// constant (128) less the truncation expected of two passes of r + 1 tap terms each.
+    var linearOffset: Int { _LinearWords.rounding - (radius + 1) }
+
+    func applyLinear(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        precondition(input.channels == 4 && output.channels == 4, "linear-light tiles are RGBA")
+        let words = _LinearWords.shared
+        let decode = words.decode, encode = words.encode(offset: linearOffset)
+        let out = output.rect, r = radius, fixed = fixedWeights
+        #if arch(x86_64)
+            if CPUFeatures.wideVectors {
+                let pairs = scratch.buffer(of: UInt16.self, count: r + 1)
+                for k in 1...r { pairs[k] = UInt16(min(65535, 2 * Int(fixed[k]))) }
+                let count = _gaussianTileScratchWordsAVX512(
+                    width: out.width, height: out.height, bytesPerPixel: 4, radius: r, interpolatingRows: false)
+                _gaussianTileAVX512(
+                    input: input.pointer(x: out.x - r, y: out.y - r), inputStride: 4 * input.stride,
+                    output: output.row(out.y), outputStride: 4 * output.stride, width: out.width, height: out.height,
+                    bytesPerPixel: 4, dropAlpha: true, radius: r, centre: fixed[0], pairs: pairs,
+                    interpolatingRows: false, oddFirstRow: false,
+                    scratch: scratch.buffer(of: UInt16.self, count: count), decode: decode, encode: encode)
+                return
+            }
+        #endif
+        // The baseline: every input row decoded to words once, then per output row the vertical
+        // pass, the horizontal pass and the encoding, the same arithmetic as the AVX-512 tile.
+        let centre = SIMD8<UInt16>(repeating: fixed[0])
+        let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
+        for k in 1...r { pairs[k] = SIMD8(repeating: UInt16(min(65535, 2 * Int(fixed[k])))) }
+        let span = 4 * (out.width + 2 * r), inRows = out.height + 2 * r
+        let pitch = (span + 31) & ~31
+        let decoded = scratch.buffer(of: UInt16.self, count: pitch * inRows)
+        for j in 0..<inRows {
+            let s = input.pointer(x: out.x - r, y: out.y - r + j), d = decoded + j * pitch
+            for i in 0..<span { d[i] = decode[Int(s[i])] }
+        }
+        let mid = scratch.buffer(of: UInt16.self, count: span + 16)
+        let line = scratch.buffer(of: UInt16.self, count: 4 * out.width + 8)
+        for y in 0..<out.height {
+            _verticalWordPass(decoded + (y + r) * pitch, pitch: pitch, radius: r, centre: centre, pairs: pairs, count: span, into: mid)
+            _horizontalWordPass(mid + 4 * r, radius: r, centre: centre, pairs: pairs, count: 4 * out.width, into: line)
+            let o = output.row(out.y + y)
+            for p in 0..<out.width {
+                o[4 * p] = encode[Int(line[4 * p])]
+                o[4 * p + 1] = encode[Int(line[4 * p + 1])]
+                o[4 * p + 2] = encode[Int(line[4 * p + 2])]
+                o[4 * p + 3] = 255
+            }
+        }
+    }
+}
+
+/// The vertical pass on words: centre row `c`, rows `pitch` words apart, `count` words.
+private func _verticalWordPass(
+    _ c: UnsafeMutablePointer<UInt16>, pitch: Int, radius r: Int, centre: SIMD8<UInt16>,
+    pairs: UnsafeMutablePointer<SIMD8<UInt16>>, count: Int, into d: UnsafeMutablePointer<UInt16>
+) {
+    @inline(__always) func at(_ p: UnsafeMutablePointer<UInt16>) -> SIMD8<UInt16> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt16>.self) }
+    var i = 0
+    while i < count {
+        var acc = _mulhi(at(c + i), centre)
+        for k in 1...r { acc &+= _mulhi(_average(at(c + i - k * pitch), at(c + i + k * pitch)), pairs[k]) }
+        UnsafeMutableRawPointer(d + i).storeBytes(of: acc, as: SIMD8<UInt16>.self)
+        i += 8
+    }
+}
+
+/// The horizontal pass on RGBA words, with the rounding constant: taps 4 words (a pixel) apart.
+private func _horizontalWordPass(
+    _ m: UnsafeMutablePointer<UInt16>, radius r: Int, centre: SIMD8<UInt16>,
+    pairs: UnsafeMutablePointer<SIMD8<UInt16>>, count: Int, into d: UnsafeMutablePointer<UInt16>
+) {
+    @inline(__always) func at(_ p: UnsafeMutablePointer<UInt16>) -> SIMD8<UInt16> { UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt16>.self) }
+    var i = 0
+    while i < count {
+        var acc = _mulhi(at(m + i), centre) &+ SIMD8(repeating: UInt16(_LinearWords.rounding))
+        for k in 1...r { acc &+= _mulhi(_average(at(m + i - 4 * k), at(m + i + 4 * k)), pairs[k]) }
+        UnsafeMutableRawPointer(d + i).storeBytes(of: acc, as: SIMD8<UInt16>.self)
+        i += 8
+    }
+}

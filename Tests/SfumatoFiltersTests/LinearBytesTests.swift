@@ -1,0 +1,103 @@
+import Foundation
+import SfumatoCodecs
+import SfumatoCore
+import SfumatoFilters
+import SfumatoTestSupport
+import Testing
+
+/// Kernels with a linear-light 8-bit variant (``NeighborhoodKernel/supportsLinearBytes``): in the
+/// linear working space, opaque 8-bit sRGB images going to 8-bit output are filtered on 16-bit
+/// linear words instead of floats. The promise is one level: every byte is the float route's
+/// (`linearBytes` off) or its neighbour.
+@Suite("Linear light on 16-bit words against the float route", .serialized)
+struct LinearBytesTests {
+    /// Photos and the cases the word arithmetic finds hardest: the darkest levels (where one level
+    /// is fewest words), hard black-white edges (the largest sums), and every level side by side.
+    static let images: [(String, Bitmap)] = {
+        var seed: UInt32 = 7
+        func next() -> UInt32 { seed = seed &* 1_664_525 &+ 1_013_904_223; return seed >> 24 }
+        let dark = try! Pixels.make(97, 41) { _, _ in SIMD4(Float(next() % 12) / 255, Float(next() % 4) / 255, Float(next() % 30) / 255, 1) }
+        let edges = try! Pixels.make(64, 48) { x, y in (x / 2 + y / 3) % 2 == 0 ? SIMD4(1, 1, 1, 1) : SIMD4(0, 0, 0, 1) }
+        let levels = try! Pixels.make(256, 24) { x, y in
+            let v = Float(y % 2 == 0 ? x : 255 - x) / 255
+            return SIMD4(v, Float((x * 7) % 256) / 255, 1 - v, 1)
+        }
+        return GalleryImages.photos + [("dark noise", dark), ("black-white edges", edges), ("every level", levels)]
+    }()
+
+    static let sigmas: [Double] = [0.3, 1, 2, 3.3, 3.99]
+
+    @Test("Gaussian, σ below 4, clamped and transparent edges, whole and in small tiles: within one level", arguments: sigmas)
+    func gaussian(sigma: Double) throws {
+        for (imageName, bitmap) in Self.images {
+            for edges in [EdgeMode.clamp, .grow] {
+                let recipe = GaussianBlur(radius: sigma, edges: edges).apply(to: Image(bitmap: bitmap))
+                for options in [RenderContext.Options(), .init(tileWidth: 16, tileHeight: 5)] {
+                    let words = RenderContext(options: options)
+                    var floatOptions = options
+                    floatOptions.linearBytes = false
+                    let floats = RenderContext(options: floatOptions)
+                    let plan = try words.explain(recipe, rect: recipe.extent)
+                    #expect(plan.contains("linear light in 16-bit words"), "\(imageName): \(plan)")
+                    let a = try words.render(recipe), b = try floats.render(recipe)
+                    let (worst, differing) = Self.compare(a, b)
+                    #expect(worst <= 1, "\(imageName) σ \(sigma) \(edges): \(worst) levels")
+                    // On photos almost every byte is the float route's exactly (the offset centres the
+                    // words' truncation); the synthetic cases sit on rounding boundaries by design.
+                    if GalleryImages.photos.contains(where: { $0.0 == imageName }) {
+                        #expect(Double(differing) <= 0.02 * Double(4 * a.width * a.height), "\(imageName) σ \(sigma) \(edges): \(differing) bytes differ")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the AVX-512 tile gives the baseline's bytes, and a streamed JPEG the bitmap's")
+    func routes() throws {
+        let recipe = { (image: Image) in GaussianBlur(radius: 2, edges: .clamp).apply(to: image) }
+        for (imageName, bitmap) in Self.images {
+            let context = RenderContext(options: .init(tileWidth: 40, tileHeight: 7))
+            let wide = try context.render(recipe(Image(bitmap: bitmap)))
+            let baseline = try CPUFeatures.withBaselineVectors { try context.render(recipe(Image(bitmap: bitmap))) }
+            #expect(wide == baseline, "\(imageName)")
+        }
+        let path = Fixtures.path("rocket.jpg")
+        let (streamed, _) = try ImageIO.open(path: path)
+        let context = RenderContext()
+        #expect(try context.explain(recipe(streamed)).contains("linear light in 16-bit words"))
+        #expect(try context.render(recipe(streamed)) == (try context.render(recipe(Image(bitmap: try Fixtures.photo("rocket.jpg"))))))
+    }
+
+    @Test("the float route where the words would not do: alpha, σ 4 and up, the none working space, float output")
+    func fallbacks() throws {
+        let context = RenderContext()
+        let opaque = Image(bitmap: GalleryImages.photos[0].1)
+        let cases: [(String, Image)] = [
+            ("translucent image", GaussianBlur(radius: 2, edges: .clamp).apply(to: Image(bitmap: Photos.alphaNoise))),
+            ("σ 4 (the float route's recursive filter)", GaussianBlur(radius: 4, edges: .clamp).apply(to: opaque))
+        ]
+        for (name, recipe) in cases {
+            #expect(!(try context.explain(recipe, rect: recipe.extent)).contains("linear light in 16-bit words"), "\(name)")
+        }
+        let recipe = GaussianBlur(radius: 2, edges: .clamp).apply(to: opaque)
+        #expect(!(try RenderContext(workingSpace: .none).explain(recipe, rect: recipe.extent)).contains("linear light in 16-bit words"))
+        // Float output takes float tiles: the same floats with the words allowed or not.
+        var off = RenderContext.Options()
+        off.linearBytes = false
+        #expect(try context.render(recipe, format: .rgbaFloat32) == (try RenderContext(options: off).render(recipe, format: .rgbaFloat32)))
+    }
+
+    /// The largest difference in levels and the number of bytes that differ.
+    static func compare(_ a: Bitmap, _ b: Bitmap) -> (Int, Int) {
+        precondition(a.width == b.width && a.height == b.height && a.format == .rgba8 && b.format == .rgba8)
+        var worst = 0, differing = 0
+        for y in 0..<a.height {
+            let p = a.row(y).assumingMemoryBound(to: UInt8.self), q = b.row(y).assumingMemoryBound(to: UInt8.self)
+            for i in 0..<(4 * a.width) where p[i] != q[i] {
+                worst = max(worst, abs(Int(p[i]) - Int(q[i])))
+                differing += 1
+            }
+        }
+        return (worst, differing)
+    }
+}
