@@ -112,11 +112,14 @@ def e2e_result(e: E2E) -> dict:
     peers = {t: tools[t] for t in ("opencv", "libvips", "pillow") if tools[t]["wall_s"] is not None}
     fastest = min(peers, key=lambda t: peers[t]["wall_s"]) if peers else None
     leanest = min(peers, key=lambda t: peers[t]["peak_mib"]) if peers else None
-    s = tools["sfumato-none"]
+    def ratios(t: str) -> dict:
+        s = tools[t]
+        key = t.replace("-", "_")
+        return {f"wall_ratio_{key}_over_fastest": (s["wall_s"] / peers[fastest]["wall_s"]) if fastest and s["wall_s"] else None,
+                f"peak_ratio_{key}_over_leanest": (s["peak_mib"] / peers[leanest]["peak_mib"]) if leanest and s["peak_mib"] else None}
     return {"image": e.image, "path": str(e.path.relative_to(ROOT)) if e.path.is_relative_to(ROOT) else str(e.path),
             "tools": tools, "fastest_peer": fastest, "leanest_peer": leanest,
-            "wall_ratio_sfumato_none_over_fastest": (s["wall_s"] / peers[fastest]["wall_s"]) if fastest and s["wall_s"] else None,
-            "peak_ratio_sfumato_none_over_leanest": (s["peak_mib"] / peers[leanest]["peak_mib"]) if leanest and s["peak_mib"] else None}
+            **ratios("sfumato-linear"), **ratios("sfumato-none")}
 
 
 def ratio_cell(r) -> str:
@@ -183,9 +186,10 @@ def markdown(meta: dict, rows: list[dict], e2e: list[dict]) -> str:
                 "Load a JPEG, Gaussian blur σ 2, save JPEG q90, one process per run (start-up, decode, filter, "
                 "encode, file I/O). Wall time is the median; peak is the largest peak RSS over the runs, in MiB "
                 "(wait4 rusage of the process, spawned by a small launcher so that the harness's own memory does "
-                "not leak into it; about 10 MiB is the floor). Ratios compare Sfumato (none) with the fastest / leanest peer.", "",
+                "not leak into it; about 10 MiB is the floor). Ratios compare Sfumato with the fastest / leanest peer: in linear light, "
+                "Sfumato's default, and (after the slash) on the encoded values, as the peers compute.", "",
                 "| image | runs | " + " | ".join(E2E_LABEL[t] for t in E2E_TOOLS) +
-                " | fastest peer | Sfumato wall / fastest | Sfumato peak / leanest |",
+                " | fastest peer | Sfumato wall / fastest (linear / none) | Sfumato peak / leanest (linear / none) |",
                 "|---|---:|" + "---:|" * len(E2E_TOOLS) + "---|---:|---:|"]
         for e in e2e:
             cells = []
@@ -195,7 +199,9 @@ def markdown(meta: dict, rows: list[dict], e2e: list[dict]) -> str:
             n = max(len(x["runs"]) for x in e["tools"].values())
             fp = E2E_LABEL[e["fastest_peer"]] if e["fastest_peer"] else "—"
             out.append(f"| {e['image']} | {n} | " + " | ".join(cells) + f" | {fp} | "
+                       f"{ratio_cell(e.get('wall_ratio_sfumato_linear_over_fastest'))} / "
                        f"{ratio_cell(e['wall_ratio_sfumato_none_over_fastest'])} | "
+                       f"{ratio_cell(e.get('peak_ratio_sfumato_linear_over_leanest'))} / "
                        f"{ratio_cell(e['peak_ratio_sfumato_none_over_leanest'])} |")
         out += ["", "Commands:", ""]
         out += [f"- {E2E_LABEL[t]}, {E2E_COMMANDS[t][1]}: `{E2E_COMMANDS[t][0]}`" for t in E2E_TOOLS]

@@ -50,6 +50,9 @@ enum ApplyCommand {
     }
 
     static func run(_ args: [String], output: TextOutput) throws {
+        // One image, once: strips and tiles freed go back to the system at once, so the peak is
+        // what is in use (6000x4000 JPEG, Gaussian 2, to JPEG: 55.7 -> 47.1 MiB, medians of 7).
+        ProcessMemory.returnLargeBlocks()
         var spec = Arguments.Spec()
         spec.value("--output", "-o")
         spec.value("--filter", "-f", repeatable: true)
