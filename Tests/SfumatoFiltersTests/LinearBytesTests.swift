@@ -22,7 +22,7 @@ struct LinearBytesTests {
             let v = Float(y % 2 == 0 ? x : 255 - x) / 255
             return SIMD4(v, Float((x * 7) % 256) / 255, 1 - v, 1)
         }
-        return GalleryImages.photos + [("dark noise", dark), ("black-white edges", edges), ("every level", levels)]
+        return GalleryImages.photos + GalleryImages.synthetic + [("dark noise", dark), ("black-white edges", edges), ("every level", levels)]
     }()
 
     static let sigmas: [Double] = [0.3, 1, 2, 3.3, 3.99]

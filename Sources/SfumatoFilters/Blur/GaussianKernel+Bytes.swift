@@ -68,7 +68,11 @@ extension _GaussianKernel {
     #if arch(x86_64)
         /// The same arithmetic with 512-bit vectors (SfumatoAVX512's `_gaussianTileAVX512`); opaque
         /// RGBA tiles skip alpha when the fixed-point weights give 255 back for 255.
-        private func applyAVX512(input: ByteTile, output: ByteTile, scratch: TileScratch) {
+        /// With `linear` (decoding and encoding tables, ``_LinearWords``) the words are linear light.
+        func applyAVX512(
+            input: ByteTile, output: ByteTile, scratch: TileScratch,
+            linear: (decode: UnsafePointer<UInt16>, encode: UnsafePointer<UInt8>)? = nil
+        ) {
             let out = output.rect, r = radius, bpp = input.channels
             let fixed = fixedWeights
             let pairs = scratch.buffer(of: UInt16.self, count: r + 1)
@@ -83,7 +87,7 @@ extension _GaussianKernel {
                 outputStride: bpp * output.stride, width: out.width, height: out.height, bytesPerPixel: bpp,
                 dropAlpha: bpp == 4 && keepsOpaque, radius: r, centre: fixed[0], pairs: pairs,
                 interpolatingRows: interpolatesRows, oddFirstRow: out.y & 1 == 1,
-                scratch: scratch.buffer(of: UInt16.self, count: words))
+                scratch: scratch.buffer(of: UInt16.self, count: words), decode: linear?.decode, encode: linear?.encode)
         }
     #endif
 }

@@ -25,19 +25,7 @@ extension _GaussianKernel {
         let decode = words.decode, encode = words.encode(offset: linearOffset)
         let out = output.rect, r = radius, fixed = fixedWeights
         #if arch(x86_64)
-            if CPUFeatures.wideVectors {
-                let pairs = scratch.buffer(of: UInt16.self, count: r + 1)
-                for k in 1...r { pairs[k] = UInt16(min(65535, 2 * Int(fixed[k]))) }
-                let count = _gaussianTileScratchWordsAVX512(
-                    width: out.width, height: out.height, bytesPerPixel: 4, radius: r, interpolatingRows: false)
-                _gaussianTileAVX512(
-                    input: input.pointer(x: out.x - r, y: out.y - r), inputStride: 4 * input.stride,
-                    output: output.row(out.y), outputStride: 4 * output.stride, width: out.width, height: out.height,
-                    bytesPerPixel: 4, dropAlpha: true, radius: r, centre: fixed[0], pairs: pairs,
-                    interpolatingRows: false, oddFirstRow: false,
-                    scratch: scratch.buffer(of: UInt16.self, count: count), decode: decode, encode: encode)
-                return
-            }
+            if CPUFeatures.wideVectors { return applyAVX512(input: input, output: output, scratch: scratch, linear: (UnsafePointer(decode), encode)) }
         #endif
         // The baseline: every input row decoded to words once, then per output row the vertical
         // pass, the horizontal pass and the encoding, the same arithmetic as the AVX-512 tile.
