@@ -29,6 +29,11 @@ class Namespace:
         _ip("netns", "add", self.name)
         try:
             _ip("link", "add", self.host_link, "type", "veth", "peer", "name", self.guest_link)
+            # No IPv6 link-local addresses on the pair: their duplicate-address detection ends a second or
+            # two after the link comes up, and Chromium's network-change watcher in this namespace then
+            # aborts a navigation already under way (net::ERR_NETWORK_CHANGED).
+            _ip("link", "set", self.host_link, "addrgenmode", "none")
+            _ip("link", "set", self.guest_link, "addrgenmode", "none")
             _ip("link", "set", self.guest_link, "netns", self.name)
             _ip("addr", "add", f"{self.outside}/24", "dev", self.host_link)
             _ip("link", "set", self.host_link, "up")
