@@ -56,6 +56,24 @@ public struct EncodeOptions: Sendable {
     }
 }
 
+/// Whether every one of `count` RGBA8 pixels has alpha 255: rows that are need no flattening
+/// and go to an encoder as they are. Two pixels a word, ANDed in blocks (which vectorise).
+func _isOpaque(_ src: UnsafeRawPointer, _ count: Int) -> Bool {
+    let alpha: UInt64 = 0xFF00_0000_FF00_0000
+    var x = 0
+    while x + 64 <= count {
+        var all = alpha
+        for i in 0..<32 { all &= src.loadUnaligned(fromByteOffset: 8 * (x / 2 + i), as: UInt64.self) }
+        if all != alpha { return false }
+        x += 64
+    }
+    while x < count {
+        if src.load(fromByteOffset: 4 * x + 3, as: UInt8.self) != 255 { return false }
+        x += 1
+    }
+    return true
+}
+
 /// Straight RGBA8 rows composited over an opaque background (for formats without alpha).
 func _flatten(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ count: Int, background: SIMD3<Float>) {
     let bg = SIMD3<UInt32>(UInt32(background.x * 255 + 0.5), UInt32(background.y * 255 + 0.5), UInt32(background.z * 255 + 0.5))

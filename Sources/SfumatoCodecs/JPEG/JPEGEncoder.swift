@@ -142,6 +142,15 @@ final class _JPEGFileWriter: ImageFileWriter {
         var done = 0
         while done < count {
             let n = min(16, count - done)
+            let first = rows + done * rowBytes
+            // Opaque rows (the usual case) go to libjpeg as they are: it reads RGBA and skips alpha.
+            if (0..<n).allSatisfy({ _isOpaque(first + $0 * rowBytes, width) }) {
+                if sf_jpeg_write_rows(e, first.assumingMemoryBound(to: UInt8.self), rowBytes, Int32(n)) != Int32(n) {
+                    throw SfumatoError.io("\(name): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
+                }
+                done += n
+                continue
+            }
             for r in 0..<n {
                 _flatten(
                     (rows + (done + r) * rowBytes).assumingMemoryBound(to: UInt8.self), flat + r * 4 * width, width,
