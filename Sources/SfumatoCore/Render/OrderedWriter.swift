@@ -11,6 +11,8 @@ final class _OrderedWriter: @unchecked Sendable {
     private var nextIndex: Int
     /// Called (by the writing thread) after strip `index` reached the sink.
     var onWritten: (Int) -> Void = { _ in }
+    /// Takes each strip's rows once the sink has them (or the render stopped without them).
+    var release: (UnsafeMutableRawPointer) -> Void = { $0.deallocate() }
 
     /// `skipping`: strips the sink already has (from a render that had to start again).
     init(sink: any RowSink, rowBytes: Int, skipping: Int = 0) {
@@ -22,7 +24,7 @@ final class _OrderedWriter: @unchecked Sendable {
     /// Strips still waiting when a render stops early (an error, a stream window miss that starts
     /// it again) are freed with the writer.
     deinit {
-        for (_, (p, _)) in pending { p.deallocate() }
+        for (_, (p, _)) in pending { release(p) }
     }
 
     /// Strips the sink has taken, counting skipped ones (read once the render's threads are done).
@@ -44,7 +46,7 @@ final class _OrderedWriter: @unchecked Sendable {
                     let item = pending.removeValue(forKey: nextIndex)
                     lock.unlock()
                     guard let (rows, count) = item else { break }
-                    defer { rows.deallocate() }
+                    defer { release(rows) }
                     try sink.write(rows: rows, rowBytes: rowBytes, count: count)
                     onWritten(nextIndex)
                     nextIndex += 1
@@ -66,7 +68,7 @@ final class _OrderedWriter: @unchecked Sendable {
         try drain()
         lock.lock()
         let left = pending.count
-        for (_, (p, _)) in pending { p.deallocate() }
+        for (_, (p, _)) in pending { release(p) }
         pending.removeAll()
         lock.unlock()
         if left > 0 { throw SfumatoError.io("render finished with \(left) strip(s) unwritten") }

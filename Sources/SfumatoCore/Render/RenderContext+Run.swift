@@ -114,11 +114,13 @@ extension RenderContext {
             let state = _ScheduleState(count: layout.count, window: window, first: skipped)
             // A strip counts as done once written, so unwritten strips are bounded by the window.
             writer.onWritten = { state.done($0) }
+            let pool = _StripPool(byteCount: rowBytes * layout.height)
+            writer.release = { pool.give($0) }
             let strips = _Locked<[Int: UnsafeMutableRawPointer]>([:])
-            defer { strips.withLock { for (_, p) in $0 { p.deallocate() } } }
+            defer { strips.withLock { for (_, p) in $0 { pool.give(p) } } }
             do {
                 try schedule(rect, layout, state: state) { strip, w in
-                    let buffer = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * strip.height, alignment: 64)
+                    let buffer = pool.take()
                     strips.withLock { $0[strip.y] = buffer }
                     let d = _Destination(
                         base: buffer, rowBytes: rowBytes, rect: strip, format: format,
