@@ -150,10 +150,11 @@ static inline void sf_jpeg_encoder_destroy(sf_jpeg_encoder *e) {
     free(e);
 }
 
-/// Starts compressing RGBA (or grey) rows to `file` with the given quality (1...100) and chroma
-/// subsampling (444, 422 or 420); writes the ICC profile when given.
+/// Starts compressing RGBA (or grey) rows to `file` with the given quality (1...100), chroma
+/// subsampling (444, 422 or 420) and DCT (the accurate or the fast integer one); writes the ICC
+/// profile when given.
 static inline int sf_jpeg_start_compress(sf_jpeg_encoder *e, FILE *file, int width, int height,
-                                         int grayscale, int quality, int subsampling,
+                                         int grayscale, int quality, int subsampling, int fast_dct,
                                          const unsigned char *icc, unsigned int icc_len) {
     if (setjmp(e->err.jump)) return -1;
     jpeg_stdio_dest(&e->cinfo, file);
@@ -163,7 +164,7 @@ static inline int sf_jpeg_start_compress(sf_jpeg_encoder *e, FILE *file, int wid
     e->cinfo.in_color_space = grayscale ? JCS_GRAYSCALE : JCS_EXT_RGBA;
     jpeg_set_defaults(&e->cinfo);
     jpeg_set_quality(&e->cinfo, quality, TRUE);
-    e->cinfo.dct_method = JDCT_ISLOW;
+    e->cinfo.dct_method = fast_dct ? JDCT_IFAST : JDCT_ISLOW;
     e->cinfo.optimize_coding = FALSE;
     if (!grayscale) {
         int h = subsampling == 444 ? 1 : 2;
@@ -178,6 +179,57 @@ static inline int sf_jpeg_start_compress(sf_jpeg_encoder *e, FILE *file, int wid
     jpeg_start_compress(&e->cinfo, TRUE);
     if (icc && icc_len > 0) jpeg_write_icc_profile(&e->cinfo, icc, icc_len);
     return 0;
+}
+
+/// Starts compressing planes already converted to Y, Cb and Cr and downsampled (libjpeg's raw
+/// data input) into memory (`sf_jpeg_memory_result` gives the bytes after finishing): quality
+/// 1...100, subsampling 444, 422 or 420, the accurate or the fast integer DCT. The planes'
+/// rows must reach a whole number of 8x8 blocks (the caller pads by repeating the edge).
+static inline int sf_jpeg_start_compress_planes(sf_jpeg_encoder *e, unsigned char **buffer, unsigned long *size,
+                                                int width, int height, int quality, int subsampling,
+                                                int fast_dct) {
+    if (setjmp(e->err.jump)) return -1;
+    jpeg_mem_dest(&e->cinfo, buffer, size);
+    e->cinfo.image_width = (JDIMENSION)width;
+    e->cinfo.image_height = (JDIMENSION)height;
+    e->cinfo.input_components = 3;
+    e->cinfo.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&e->cinfo);
+    jpeg_set_quality(&e->cinfo, quality, TRUE);
+    e->cinfo.dct_method = fast_dct ? JDCT_IFAST : JDCT_ISLOW;
+    e->cinfo.optimize_coding = FALSE;
+    e->cinfo.raw_data_in = TRUE;
+    e->cinfo.comp_info[0].h_samp_factor = subsampling == 444 ? 1 : 2;
+    e->cinfo.comp_info[0].v_samp_factor = subsampling == 420 ? 2 : 1;
+    for (int c = 1; c < 3; c++) {
+        e->cinfo.comp_info[c].h_samp_factor = 1;
+        e->cinfo.comp_info[c].v_samp_factor = 1;
+    }
+    jpeg_start_compress(&e->cinfo, TRUE);
+    return 0;
+}
+
+/// Writes an ICC profile (in APP2 markers) before the first row; 0, or -1 with err.message set.
+static inline int sf_jpeg_write_icc(sf_jpeg_encoder *e, const unsigned char *icc, unsigned int len) {
+    if (setjmp(e->err.jump)) return -1;
+    jpeg_write_icc_profile(&e->cinfo, icc, len);
+    return 0;
+}
+
+/// Compresses one row of MCUs from the planes: 8 x (luma's vertical sampling factor) luma rows
+/// from `y`, 8 chroma rows each from `cb` and `cr`. 0, or -1 with err.message set.
+static inline int sf_jpeg_write_planes(sf_jpeg_encoder *e, const unsigned char *y, size_t y_stride,
+                                       const unsigned char *cb, const unsigned char *cr, size_t c_stride) {
+    if (setjmp(e->err.jump)) return -1;
+    JSAMPROW luma[16], blue[8], red[8];
+    int lines = 8 * e->cinfo.comp_info[0].v_samp_factor;
+    for (int i = 0; i < lines; i++) luma[i] = (JSAMPROW)(y + (size_t)i * y_stride);
+    for (int i = 0; i < 8; i++) {
+        blue[i] = (JSAMPROW)(cb + (size_t)i * c_stride);
+        red[i] = (JSAMPROW)(cr + (size_t)i * c_stride);
+    }
+    JSAMPARRAY planes[3] = {luma, blue, red};
+    return jpeg_write_raw_data(&e->cinfo, planes, (JDIMENSION)lines) == (JDIMENSION)lines ? 0 : -1;
 }
 
 /// Writes an APPn marker (n = marker - JPEG_APP0) before the first row; 0, or -1 with err.message set.

@@ -12,6 +12,15 @@ extension JPEG {
             throw SfumatoError.unsupported("JPEG encoding takes RGBA8 or Gray8 bitmaps, not \(bitmap.format)")
         }
         if let metadata = options.metadata, !metadata.isEmpty {
+            if bitmap.format == .rgba8 && bitmap.isOpaque && _JPEGPlanarEncoder.worthwhile(width: bitmap.width, height: bitmap.height) {
+                let markers = [metadata.exif(forUprightWidth: bitmap.width, height: bitmap.height), metadata.xmp]
+                    .compactMap { $0 }.filter { $0.count <= 65533 }.map { (marker: Int32(JPEG_APP0 + 1), data: $0) }
+                return try withExtendedLifetime(bitmap) {
+                    try _JPEGPlanarEncoder.encode(
+                        rows: bitmap.baseAddress, width: bitmap.width, height: bitmap.height, rowBytes: bitmap.rowBytes,
+                        options: options, icc: metadata.hadColorProfile ? ImageMetadata.sRGBProfile : [], markers: markers)
+                }
+            }
             let writer = try _JPEGFileWriter(
                 path: nil, width: bitmap.width, height: bitmap.height, gray: bitmap.format == .gray8, options: options)
             try writer.write(rows: bitmap.baseAddress, rowBytes: bitmap.rowBytes, count: bitmap.height)
@@ -42,6 +51,9 @@ extension JPEG {
         try options.validate()
         guard width > 0, height > 0, width <= 65_500, height <= 65_500, rowBytes >= width * (gray ? 1 : 4) else {
             throw SfumatoError.invalidArgument("JPEG encoding takes 1...65500 pixels a side, not \(width)x\(height)")
+        }
+        if !gray && _JPEGPlanarEncoder.worthwhile(width: width, height: height) {
+            return try _JPEGPlanarEncoder.encode(rows: rows, width: width, height: height, rowBytes: rowBytes, options: options, icc: [], markers: [])
         }
         guard let handle = tjInitCompress() else { throw SfumatoError.io("cannot create a JPEG encoder") }
         defer { tjDestroy(handle) }
@@ -107,7 +119,7 @@ final class _JPEGFileWriter: ImageFileWriter {
         var status = icc.withUnsafeBufferPointer {
             sf_jpeg_start_compress(
                 e, file?.handle ?? memory?.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
-                Int32(options.chromaSubsampling.rawValue), $0.baseAddress, UInt32($0.count))
+                Int32(options.chromaSubsampling.rawValue), options.fastDCT ? 1 : 0, $0.baseAddress, UInt32($0.count))
         }
         // EXIF first (viewers look for it in the first APP1), then XMP.
         for block in [metadata.exif(forUprightWidth: width, height: height), metadata.xmp].compactMap({ $0 })
