@@ -52,6 +52,32 @@ struct LinearBytesTests {
         }
     }
 
+    @Test("box mean up to radius 127, whole and in small tiles: within one level", arguments: [1, 3, 10, 127])
+    func box(radius: Int) throws {
+        for (imageName, bitmap) in Self.images {
+            let recipe = BoxBlur(radius: Double(radius)).apply(to: Image(bitmap: bitmap))
+            try Self.check(recipe, imageName, "box \(radius)")
+        }
+    }
+
+    /// Renders `recipe` with the words and with floats, whole and in 16x5 tiles: the plan names
+    /// the words, every byte is within one level, and on photos at most 2% of bytes differ.
+    static func check(_ recipe: Image, _ imageName: String, _ what: String) throws {
+        for options in [RenderContext.Options(), .init(tileWidth: 16, tileHeight: 5)] {
+            var floatOptions = options
+            floatOptions.linearBytes = false
+            let words = RenderContext(options: options), floats = RenderContext(options: floatOptions)
+            let plan = try words.explain(recipe, rect: recipe.extent)
+            #expect(plan.contains("linear light in 16-bit words"), "\(imageName) \(what): \(plan)")
+            let a = try words.render(recipe), b = try floats.render(recipe)
+            let (worst, differing) = compare(a, b)
+            #expect(worst <= 1, "\(imageName) \(what): \(worst) levels")
+            if GalleryImages.photos.contains(where: { $0.0 == imageName }) {
+                #expect(Double(differing) <= 0.02 * Double(4 * a.width * a.height), "\(imageName) \(what): \(differing) bytes differ")
+            }
+        }
+    }
+
     @Test("the AVX-512 tile gives the baseline's bytes, and a streamed JPEG the bitmap's")
     func routes() throws {
         let recipe = { (image: Image) in GaussianBlur(radius: 2, edges: .clamp).apply(to: image) }
@@ -74,7 +100,8 @@ struct LinearBytesTests {
         let opaque = Image(bitmap: GalleryImages.photos[0].1)
         let cases: [(String, Image)] = [
             ("translucent image", GaussianBlur(radius: 2, edges: .clamp).apply(to: Image(bitmap: Photos.alphaNoise))),
-            ("σ 4 (the float route's recursive filter)", GaussianBlur(radius: 4, edges: .clamp).apply(to: opaque))
+            ("σ 4 (the float route's recursive filter)", GaussianBlur(radius: 4, edges: .clamp).apply(to: opaque)),
+            ("a box of radius 128 (its word sums could pass 2^32)", BoxBlur(radius: 128).apply(to: opaque))
         ]
         for (name, recipe) in cases {
             #expect(!(try context.explain(recipe, rect: recipe.extent)).contains("linear light in 16-bit words"), "\(name)")
