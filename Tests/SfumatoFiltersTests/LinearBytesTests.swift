@@ -60,6 +60,23 @@ struct LinearBytesTests {
         }
     }
 
+    @Test("disc mean, whole and in small tiles: within one level", arguments: [1.0, 3.5, 8, 30])
+    func disc(radius: Double) throws {
+        for (imageName, bitmap) in Self.images {
+            try Self.check(DiscBlur(radius: radius).apply(to: Image(bitmap: bitmap)), imageName, "disc \(radius)")
+        }
+    }
+
+    @Test("motion blur's boxes across and down, whole and in small tiles: within one level")
+    func motion() throws {
+        for (imageName, bitmap) in Self.images {
+            for (radius, angle) in [(20.0, 0.0), (5, Double.pi / 2), (1, Double.pi)] {
+                let recipe = MotionBlur(radius: radius, angle: angle).apply(to: Image(bitmap: bitmap))
+                try Self.check(recipe, imageName, "motion \(radius) at \(angle)")
+            }
+        }
+    }
+
     /// Renders `recipe` with the words and with floats, whole and in 16x5 tiles: the plan names
     /// the words, every byte is within one level, and on photos at most 2% of bytes differ.
     static func check(_ recipe: Image, _ imageName: String, _ what: String) throws {
@@ -101,7 +118,9 @@ struct LinearBytesTests {
         let cases: [(String, Image)] = [
             ("translucent image", GaussianBlur(radius: 2, edges: .clamp).apply(to: Image(bitmap: Photos.alphaNoise))),
             ("σ 4 (the float route's recursive filter)", GaussianBlur(radius: 4, edges: .clamp).apply(to: opaque)),
-            ("a box of radius 128 (its word sums could pass 2^32)", BoxBlur(radius: 128).apply(to: opaque))
+            ("a box of radius 128 (its word sums could pass 2^32)", BoxBlur(radius: 128).apply(to: opaque)),
+            ("a disc of radius 150 (the same)", DiscBlur(radius: 150).apply(to: opaque)),
+            ("motion at an angle (bilinear taps)", MotionBlur(radius: 10, angle: 0.3).apply(to: opaque))
         ]
         for (name, recipe) in cases {
             #expect(!(try context.explain(recipe, rect: recipe.extent)).contains("linear light in 16-bit words"), "\(name)")
