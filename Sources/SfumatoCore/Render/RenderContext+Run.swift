@@ -12,10 +12,20 @@ extension RenderContext {
         let count: Int
     }
 
-    func stripLayout(_ r: Rect) -> _StripLayout {
+    /// Rows in a strip of a streamed render: one reading a streamed source or writing to a sink.
+    ///
+    /// Such a render holds a ring of source rows and the strips in flight, both counted in strips,
+    /// so its memory scales with the strip's height: 6000x4000 JPEG, Gaussian 2, to JPEG peaks at
+    /// 49 MiB with 64-row strips and 40 MiB with 32 (12240x8160: 64 and 48.5 MiB), in the same
+    /// wall time (medians of 5 and 3), the kernels' extra halo rows costing no more than the
+    /// smaller working set saves.
+    static let streamedStripRows = 32
+
+    func stripLayout(_ r: Rect, streamed: Bool = false) -> _StripLayout {
         // At least four strips per thread when the image allows, so threads finish together.
         let wanted = max(8, (r.height + 4 * options.threads - 1) / (4 * options.threads))
-        let h = max(1, min(options.tileHeight, wanted))
+        let tall = streamed ? min(options.tileHeight, Self.streamedStripRows) : options.tileHeight
+        let h = max(1, min(tall, wanted))
         return _StripLayout(height: h, count: (r.height + h - 1) / h)
     }
 
@@ -47,7 +57,7 @@ extension RenderContext {
     /// Renders `exec` over its extent tile by tile and counts values.
     func count(_ exec: _Exec, plan: _Plan, bins: Int) throws -> Histogram {
         let r = exec.extent
-        let layout = stripLayout(r)
+        let layout = stripLayout(r, streamed: !plan.streams.isEmpty)
         for s in plan.streams { try s.beginPass(capacity: streamCapacity(plan, s, r, layout)) }
         let partials = _Locked<[Histogram]>([])
         try schedule(r, layout, plan: plan) { rect, w in
@@ -85,7 +95,12 @@ extension RenderContext {
     ) throws {
         let plan = try _Plan(
             image, workingSpace: workingSpace, fuse: options.fusion, linearBytes: options.linearBytes, threads: options.threads, materialized: materialized)
-        let layout = stripLayout(rect)
+        let streamed = !plan.streams.isEmpty
+        let layout: _StripLayout
+        switch destination {
+        case .sink: layout = stripLayout(rect, streamed: true)
+        case .memory: layout = stripLayout(rect, streamed: streamed)
+        }
         try plan.checkReach(tile: Rect(x: rect.x, y: rect.y, width: tileWidth(plan, rect), height: layout.height))
         try prepare(plan)
         for s in plan.streams { try s.beginPass(capacity: streamCapacity(plan, s, rect, layout)) }

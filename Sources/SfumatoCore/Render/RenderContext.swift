@@ -145,7 +145,8 @@ public final class RenderContext: Sendable {
     public func explain(_ image: Image, rect: Rect? = nil, format: PixelFormat = .rgba8) throws -> String {
         let r = rect ?? image.extent
         let plan = try _Plan(image, workingSpace: workingSpace, fuse: options.fusion, linearBytes: options.linearBytes, threads: options.threads)
-        let layout = stripLayout(r)
+        // As a render to memory lays it out (a render to a sink streams, in shorter strips).
+        let layout = stripLayout(r, streamed: !plan.streams.isEmpty)
         var lines = [
             "render \(r) -> \(format); working space \(workingSpace); \(options.threads) thread(s); "
                 + "\(layout.count) strip(s) of \(layout.height) rows in tiles of \(tileWidth(plan, r))x\(layout.height)"
