@@ -224,6 +224,22 @@ struct CommandTests {
         }
     }
 
+    @Test("--linear-float keeps blurs on floats in linear light: its plan names no words, its bytes within a level")
+    func linearFloat() throws {
+        let folder = try Fixtures.temporaryFolder("linear-float")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let words = folder.appendingPathComponent("words.png").path, floats = folder.appendingPathComponent("floats.png").path
+        let args = ["-f", "box-blur:radius=3"]
+        for (out, extra) in [(words, [String]()), (floats, ["--linear-float"])] {
+            let explain = TextOutput(capture: true)
+            #expect(SfumatoCommand.run(["apply", Fixtures.path("rocket.jpg"), "-o", out, "--explain"] + args + extra, output: explain) == 0)
+            #expect(explain.out.contains("linear light in 16-bit words") == extra.isEmpty, "\(explain.out)")
+            #expect(SfumatoCommand.run(["apply", Fixtures.path("rocket.jpg"), "-o", out] + args + extra, output: TextOutput(capture: true)) == 0)
+        }
+        let difference = Pixels.maxDifference(try ImageIO.read(path: words).bitmap, try ImageIO.read(path: floats).bitmap)
+        #expect(difference <= 1 + 1e-4, "\(difference) levels")
+    }
+
     @Test("info reports format, size, profile and orientation")
     func info() throws {
         let r = sfumato("info", Fixtures.path("rocket.jpg"), Fixtures.path("camera.png"))

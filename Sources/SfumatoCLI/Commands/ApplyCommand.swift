@@ -21,6 +21,9 @@ enum ApplyCommand {
           -f, --filter FILTER         a filter step (repeatable)
           --recipe FILE               a JSON recipe
           --working-space linear|none compute on linear light (default) or on the encoded values
+          --linear-float              in linear light, compute in float throughout: 8-bit
+                                      images skip the 16-bit linear word kernels (blurs),
+                                      slower, and bytes may differ from the default by a level
           --quality Q                 JPEG/WebP/AVIF quality 1...100 (default 90)
           --format jpeg|png|webp|avif|tiff  output format (default: from the output name)
           --gray                      work on the input's luminance, one grey channel, and
@@ -65,6 +68,7 @@ enum ApplyCommand {
         spec.value("--device")
         spec.flag("--explain")
         spec.flag("--no-fusion")
+        spec.flag("--linear-float")
         spec.flag("--gray")
         spec.flag("--strip")
         spec.flag("--help", "-h")
@@ -126,8 +130,10 @@ enum ApplyCommand {
             let decoded = try ImageIO.read(path: input, options: options)
             (source, info) = (Image(bitmap: decoded.bitmap), decoded.info)
         }
-        let context = RenderContext(
-            options: .init(workingSpace: workingSpace, threads: threads, fusion: !a.has("--no-fusion"), device: device))
+        var renderOptions = RenderContext.Options(
+            workingSpace: workingSpace, threads: threads, fusion: !a.has("--no-fusion"), device: device)
+        renderOptions.linearBytes = !a.has("--linear-float")
+        let context = RenderContext(options: renderOptions)
         if gray { source = Image(bitmap: try context.render(source, format: .gray8)) }
         let (recipe, filters) = try RecipeBuilder.build(steps, on: source, pixelLimit: pixelLimit)
         // Geometry and reductions set the frame: the output covers the result's extent. Otherwise
