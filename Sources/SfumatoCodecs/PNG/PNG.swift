@@ -276,6 +276,10 @@ final class _PNGWriter: ImageFileWriter {
             spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1)
         }
         spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, Int32(options.pngCompressionLevel))
+        // The Paeth filter on every row rather than libspng's pick of five by least absolute sum:
+        // on photos the pick is Paeth anyway (6000x4000: the same 8.08 MB, 3.7 -> 3.0 s at level 6)
+        // and on flat graphics Paeth did no worse (234 against 235 KB, 159 -> 81 ms).
+        spng_set_option(ctx, SPNG_FILTER_CHOICE, Int32(SPNG_FILTER_CHOICE_PAETH.rawValue))
         var ihdr = spng_ihdr()
         ihdr.width = UInt32(width)
         ihdr.height = UInt32(height)
