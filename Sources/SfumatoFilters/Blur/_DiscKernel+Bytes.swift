@@ -51,14 +51,25 @@ extension _DiscKernel {
             let dst = UnsafeMutableRawPointer(out.row(y))
             let first = prefix + (y - reach - input.rect.y) * (w + 1) + (o.x - input.rect.x)
             for x in 0..<o.width {
-                var acc = SIMD4<Int32>.zero
-                for k in 0..<spanCount {
-                    let p = first + k * (w + 1) + x
-                    acc &+= p[ends[k]] &- p[starts[k]]
-                }
+                let acc = _discSum(first + x, pitch: w + 1, starts: starts, ends: ends, spans: spanCount)
                 let level = _roundedInts(_floats(acc, small: small) * s)
                 dst.storeBytes(of: SIMD4<UInt8>(truncatingIfNeeded: level), toByteOffset: 4 * x, as: SIMD4<UInt8>.self)
             }
         }
     }
+}
+
+/// The sum over a disc of RGBA prefix rows: for each of `spans` rows (`pitch` apart from
+/// `first`, the centre column's entry in the top row), its span [starts[k], ends[k]).
+@inline(__always)
+func _discSum(
+    _ first: UnsafeMutablePointer<SIMD4<Int32>>, pitch: Int, starts: UnsafeMutablePointer<Int>, ends: UnsafeMutablePointer<Int>,
+    spans: Int
+) -> SIMD4<Int32> {
+    var acc = SIMD4<Int32>.zero
+    for k in 0..<spans {
+        let p = first + k * pitch
+        acc &+= p[ends[k]] &- p[starts[k]]
+    }
+    return acc
 }

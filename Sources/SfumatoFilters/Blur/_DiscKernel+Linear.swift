@@ -33,11 +33,7 @@ extension _DiscKernel {
             let dst = UnsafeMutableRawPointer(out.row(y))
             let first = prefix + (y - reach - input.rect.y) * (w + 1) + (o.x - input.rect.x)
             for x in 0..<o.width {
-                var acc = SIMD4<Int32>.zero
-                for k in 0..<spanCount {
-                    let p = first + k * (w + 1) + x
-                    acc &+= p[ends[k]] &- p[starts[k]]
-                }
+                let acc = _discSum(first + x, pitch: w + 1, starts: starts, ends: ends, spans: spanCount)
                 let mean = _roundedInts(SIMD4<Float>(SIMD4<UInt32>(truncatingIfNeeded: acc)) * scale)
                 let pixel = UInt32(encode[Int(mean.x)]) | UInt32(encode[Int(mean.y)]) << 8 | UInt32(encode[Int(mean.z)]) << 16 | 0xFF00_0000
                 dst.storeBytes(of: pixel, toByteOffset: 4 * x, as: UInt32.self)
