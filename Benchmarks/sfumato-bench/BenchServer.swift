@@ -83,6 +83,11 @@ enum BenchServer {
             let t0 = now()
             _ = try JPEG.encode(b, options: EncodeOptions(quality: Int(a[1]) ?? 90))
             reply("ms \(now() - t0)")
+        case "encode-png":
+            let b = images[a[0]]!
+            let t0 = now()
+            _ = try PNG.encode(b, options: EncodeOptions(pngCompressionLevel: Int(a[1]) ?? 6))
+            reply("ms \(now() - t0)")
         case "threads":
             threads = Int(a[0]) ?? defaultThreadCount
             reply("ok")
