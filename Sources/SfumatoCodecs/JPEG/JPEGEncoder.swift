@@ -13,12 +13,11 @@ extension JPEG {
         }
         if let metadata = options.metadata, !metadata.isEmpty {
             if bitmap.format == .rgba8 && bitmap.isOpaque && _JPEGPlanarEncoder.worthwhile(width: bitmap.width, height: bitmap.height) {
-                let markers = [metadata.exif(forUprightWidth: bitmap.width, height: bitmap.height), metadata.xmp]
-                    .compactMap { $0 }.filter { $0.count <= 65533 }.map { (marker: Int32(JPEG_APP0 + 1), data: $0) }
+                let (icc, blocks) = metadata._jpegSegments(width: bitmap.width, height: bitmap.height, gray: false)
                 return try withExtendedLifetime(bitmap) {
                     try _JPEGPlanarEncoder.encode(
                         rows: bitmap.baseAddress, width: bitmap.width, height: bitmap.height, rowBytes: bitmap.rowBytes,
-                        options: options, icc: metadata.hadColorProfile ? ImageMetadata.sRGBProfile : [], markers: markers)
+                        options: options, icc: icc, markers: blocks.map { (marker: Int32(JPEG_APP0 + 1), data: $0) })
                 }
             }
             let writer = try _JPEGFileWriter(
@@ -114,16 +113,13 @@ final class _JPEGFileWriter: ImageFileWriter {
         self.gray = gray
         self.options = options
         flat = .allocate(capacity: 4 * width * 16)
-        let metadata = options.metadata ?? ImageMetadata()
-        let icc = metadata.hadColorProfile && !gray ? ImageMetadata.sRGBProfile : []
+        let (icc, blocks) = (options.metadata ?? ImageMetadata())._jpegSegments(width: width, height: height, gray: gray)
         var status = icc.withUnsafeBufferPointer {
             sf_jpeg_start_compress(
                 e, file?.handle ?? memory?.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
                 Int32(options.chromaSubsampling.rawValue), options.fastDCT ? 1 : 0, $0.baseAddress, UInt32($0.count))
         }
-        // EXIF first (viewers look for it in the first APP1), then XMP.
-        for block in [metadata.exif(forUprightWidth: width, height: height), metadata.xmp].compactMap({ $0 })
-        where status == 0 && block.count <= 65533 {
+        for block in blocks where status == 0 {
             status = block.withUnsafeBufferPointer { sf_jpeg_write_marker(e, Int32(JPEG_APP0 + 1), $0.baseAddress, UInt32($0.count)) }
         }
         if status != 0 {
@@ -188,5 +184,15 @@ final class _JPEGFileWriter: ImageFileWriter {
         try finish()
         guard let memory else { throw SfumatoError.io("\(name): written to a file, not to memory") }
         return try memory.close()
+    }
+}
+
+extension ImageMetadata {
+    /// What a JPEG of `width` x `height` carries: the sRGB profile where the input had one (not in
+    /// grey), and the APP1 blocks that fit a marker, EXIF first (viewers look for it in the first
+    /// APP1), then XMP.
+    func _jpegSegments(width: Int, height: Int, gray: Bool) -> (icc: [UInt8], app1: [[UInt8]]) {
+        let blocks = [exif(forUprightWidth: width, height: height), xmp].compactMap { $0 }.filter { $0.count <= 65533 }
+        return (hadColorProfile && !gray ? ImageMetadata.sRGBProfile : [], blocks)
     }
 }

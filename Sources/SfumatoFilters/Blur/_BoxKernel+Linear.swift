@@ -22,8 +22,7 @@ extension _BoxKernel {
         for j in 0..<rows {
             let src = input.row(input.rect.y + j) + 4 * (o.x - r - input.rect.x)
             for i in 0..<span {
-                let p = src + 4 * i
-                decoded[i] = SIMD4(Int32(decode[Int(p[0])]), Int32(decode[Int(p[1])]), Int32(decode[Int(p[2])]), 0)
+                decoded[i] = _linearWords(src + 4 * i, decode)
             }
             let dst = mid + j * o.width
             var acc = SIMD4<Int32>.zero
@@ -40,12 +39,7 @@ extension _BoxKernel {
         for y in o.y..<o.maxY {
             if y > o.y { _slide(mid, o.width, adding: y - input.rect.y + r, removing: y - input.rect.y - r - 1, acc) }
             let dst = UnsafeMutableRawPointer(out.row(y))
-            for x in 0..<o.width {
-                // The sums as unsigned: past 2^31 for wide boxes.
-                let mean = _roundedInts(SIMD4<Float>(SIMD4<UInt32>(truncatingIfNeeded: acc[x])) * scale)
-                let pixel = UInt32(encode[Int(mean.x)]) | UInt32(encode[Int(mean.y)]) << 8 | UInt32(encode[Int(mean.z)]) << 16 | 0xFF00_0000
-                dst.storeBytes(of: pixel, toByteOffset: 4 * x, as: UInt32.self)
-            }
+            for x in 0..<o.width { dst.storeBytes(of: _encodedMean(acc[x], scale, encode), toByteOffset: 4 * x, as: UInt32.self) }
         }
     }
 }

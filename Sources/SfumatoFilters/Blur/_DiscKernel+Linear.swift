@@ -24,8 +24,7 @@ extension _DiscKernel {
             let src = input.row(input.rect.y + y), p = prefix + y * (w + 1)
             p[0] = .zero
             for i in 0..<w {
-                let s = src + 4 * i
-                p[i + 1] = p[i] &+ SIMD4(Int32(decode[Int(s[0])]), Int32(decode[Int(s[1])]), Int32(decode[Int(s[2])]), 0)
+                p[i + 1] = p[i] &+ _linearWords(src + 4 * i, decode)
             }
         }
         let scale = SIMD4<Float>(repeating: 1 / Float(count)), spanCount = half.count
@@ -34,9 +33,7 @@ extension _DiscKernel {
             let first = prefix + (y - reach - input.rect.y) * (w + 1) + (o.x - input.rect.x)
             for x in 0..<o.width {
                 let acc = _discSum(first + x, pitch: w + 1, starts: starts, ends: ends, spans: spanCount)
-                let mean = _roundedInts(SIMD4<Float>(SIMD4<UInt32>(truncatingIfNeeded: acc)) * scale)
-                let pixel = UInt32(encode[Int(mean.x)]) | UInt32(encode[Int(mean.y)]) << 8 | UInt32(encode[Int(mean.z)]) << 16 | 0xFF00_0000
-                dst.storeBytes(of: pixel, toByteOffset: 4 * x, as: UInt32.self)
+                dst.storeBytes(of: _encodedMean(acc, scale, encode), toByteOffset: 4 * x, as: UInt32.self)
             }
         }
     }

@@ -15,13 +15,9 @@ extension _MotionKernel {
         let decode = words.decode, encode = words.encode(offset: 0)
         let o = out.rect, m = 2 * half + 1
         let scale = SIMD4<Float>(repeating: 1 / Float(m))
-        @inline(__always) func word(_ p: UnsafeMutablePointer<UInt8>) -> SIMD4<Int32> {
-            SIMD4(Int32(decode[Int(p[0])]), Int32(decode[Int(p[1])]), Int32(decode[Int(p[2])]), 0)
-        }
+        @inline(__always) func word(_ p: UnsafeMutablePointer<UInt8>) -> SIMD4<Int32> { _linearWords(p, decode) }
         @inline(__always) func store(_ dst: UnsafeMutableRawPointer, _ x: Int, _ sum: SIMD4<Int32>) {
-            let mean = _roundedInts(SIMD4<Float>(sum) * scale)
-            let pixel = UInt32(encode[Int(mean.x)]) | UInt32(encode[Int(mean.y)]) << 8 | UInt32(encode[Int(mean.z)]) << 16 | 0xFF00_0000
-            dst.storeBytes(of: pixel, toByteOffset: 4 * x, as: UInt32.self)
+            dst.storeBytes(of: _encodedMean(sum, scale, encode), toByteOffset: 4 * x, as: UInt32.self)
         }
         if vertical {
             // Column sums over rows y - half...y + half, moved down a row at a time.
