@@ -128,12 +128,20 @@ def ratio_cell(r) -> str:
     return f"**{r:.2f}**" if r > 1 else f"{r:.2f}"
 
 
+def remeasured(meta: dict) -> str:
+    """The rows re-measured since the full run (with --merge), each named once; the rows' notes say when."""
+    names = list(dict.fromkeys(op for m in meta.get("merged", []) for op in m["operations"]))
+    if not names:
+        return ""
+    last = meta["merged"][-1]["date"]
+    return (f" Since then, up to {last}, {len(names)} rows were re-measured alone with `--merge` "
+            f"(each row's note says when, at which commit): {'; '.join(names)}.")
+
+
 def markdown(meta: dict, rows: list[dict], e2e: list[dict]) -> str:
     m, v, th = meta["machine"], meta["versions"], meta["threads"]
     out = [f"# Sfumato benchmarks{' (quick)' if meta['mode'] == 'quick' else ''}", "",
-           f"Produced by `{meta['command']}` on {meta['date']} in {meta['duration_s']:.0f} s."
-           + "".join(f" Rows re-measured on {m['date']} by `{m['command']}`: {', '.join(m['operations'])} (noted in each row)."
-                     for m in meta.get("merged", [])), "",
+           f"Produced by `{meta['command']}` on {meta['date']} in {meta['duration_s']:.0f} s." + remeasured(meta), "",
            "## Machine and tools", "",
            f"- **CPU:** {m['cpu']}, {m['cores']} cores; **memory:** {m['memory']}; {m['os']}"
            + (f"; load average before the run {m['loadavg_at_start']}" if m.get("loadavg_at_start") else ""),

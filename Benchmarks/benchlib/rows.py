@@ -512,7 +512,7 @@ def codec_rows(t) -> None:
         libvips=vips_ok and (lambda: pyvips.Image.new_from_buffer(jpg_bytes, "", access="sequential").copy_memory()) or None,
         pillow=pil_ok and (lambda: Image.open(io.BytesIO(jpg_bytes)).load()) or None)))
     rows.append(Row(G_CODECS, "Encode JPEG q90", img,
-                    "8-bit → JPEG q90 4:2:0 in memory; Sfumato from RGBA, its colour conversion on a second thread; peers from RGB, one thread",
+                    "8-bit → JPEG q90 4:2:0 in memory; Sfumato from RGBA, bands compressed on every core and joined by restart markers; peers from RGB, one thread",
                     details="JPEG encoding: quality 90, 4:2:0, no optimised Huffman tables, into memory. Sfumato "
                     "converts a band of rows ahead to Y, Cb and Cr on a second thread (TurboJPEG's conversion) while "
                     "libjpeg compresses the planes on the first: the same bytes as one thread, and at most two cores. "

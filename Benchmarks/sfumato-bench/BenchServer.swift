@@ -81,7 +81,9 @@ enum BenchServer {
         case "encode-jpeg":
             let b = images[a[0]]!
             let t0 = now()
-            _ = try JPEG.encode(b, options: EncodeOptions(quality: Int(a[1]) ?? 90))
+            var options = EncodeOptions(quality: Int(a[1]) ?? 90)
+            options.threads = threads
+            _ = try JPEG.encode(b, options: options)
             reply("ms \(now() - t0)")
         case "encode-png":
             let b = images[a[0]]!

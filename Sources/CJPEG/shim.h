@@ -47,10 +47,46 @@ typedef struct sf_jpeg_decoder {
     sf_jpeg_error err;
 } sf_jpeg_decoder;
 
+/// A destination in memory that grows with realloc. Unlike jpeg_mem_dest, whose caller's pointer
+/// dangles if compression fails after the buffer grew, `data` is always the live buffer, so the
+/// encoder frees it whatever happened.
+typedef struct sf_jpeg_memory {
+    struct jpeg_destination_mgr pub;
+    unsigned char *data;
+    size_t capacity;
+    size_t size;
+} sf_jpeg_memory;
+
 typedef struct sf_jpeg_encoder {
     struct jpeg_compress_struct cinfo;
     sf_jpeg_error err;
+    sf_jpeg_memory memory;
 } sf_jpeg_encoder;
+
+static void sf_jpeg_memory_init(j_compress_ptr cinfo) {
+    sf_jpeg_memory *m = (sf_jpeg_memory *)cinfo->dest;
+    m->pub.next_output_byte = m->data;
+    m->pub.free_in_buffer = m->capacity;
+    m->size = 0;
+}
+
+static boolean sf_jpeg_memory_grow(j_compress_ptr cinfo) {
+    // libjpeg calls this only when the buffer is full.
+    sf_jpeg_memory *m = (sf_jpeg_memory *)cinfo->dest;
+    size_t capacity = m->capacity * 2;
+    unsigned char *data = (unsigned char *)realloc(m->data, capacity);
+    if (!data) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+    m->pub.next_output_byte = data + m->capacity;
+    m->pub.free_in_buffer = capacity - m->capacity;
+    m->data = data;
+    m->capacity = capacity;
+    return TRUE;
+}
+
+static void sf_jpeg_memory_term(j_compress_ptr cinfo) {
+    sf_jpeg_memory *m = (sf_jpeg_memory *)cinfo->dest;
+    m->size = m->capacity - m->pub.free_in_buffer;
+}
 
 static inline sf_jpeg_decoder *sf_jpeg_decoder_create(void) {
     sf_jpeg_decoder *d = (sf_jpeg_decoder *)calloc(1, sizeof(sf_jpeg_decoder));
@@ -147,17 +183,14 @@ static inline sf_jpeg_encoder *sf_jpeg_encoder_create(void) {
 static inline void sf_jpeg_encoder_destroy(sf_jpeg_encoder *e) {
     if (!e) return;
     if (!setjmp(e->err.jump)) jpeg_destroy_compress(&e->cinfo);
+    free(e->memory.data);
     free(e);
 }
 
-/// Starts compressing RGBA (or grey) rows to `file` with the given quality (1...100), chroma
-/// subsampling (444, 422 or 420) and DCT (the accurate or the fast integer one); writes the ICC
-/// profile when given.
-static inline int sf_jpeg_start_compress(sf_jpeg_encoder *e, FILE *file, int width, int height,
-                                         int grayscale, int quality, int subsampling, int fast_dct,
-                                         const unsigned char *icc, unsigned int icc_len) {
-    if (setjmp(e->err.jump)) return -1;
-    jpeg_stdio_dest(&e->cinfo, file);
+/// Sets an encoder's image, quality (1...100), chroma subsampling (444, 422 or 420), DCT (the
+/// accurate or the fast integer one) and restart interval in MCUs (0: none). Call after setjmp.
+static inline void sf_jpeg_configure(sf_jpeg_encoder *e, int width, int height, int grayscale, int quality,
+                                     int subsampling, int fast_dct, unsigned int restart_mcus) {
     e->cinfo.image_width = (JDIMENSION)width;
     e->cinfo.image_height = (JDIMENSION)height;
     e->cinfo.input_components = grayscale ? 1 : 4;
@@ -166,6 +199,7 @@ static inline int sf_jpeg_start_compress(sf_jpeg_encoder *e, FILE *file, int wid
     jpeg_set_quality(&e->cinfo, quality, TRUE);
     e->cinfo.dct_method = fast_dct ? JDCT_IFAST : JDCT_ISLOW;
     e->cinfo.optimize_coding = FALSE;
+    e->cinfo.restart_interval = restart_mcus;
     if (!grayscale) {
         int h = subsampling == 444 ? 1 : 2;
         int v = subsampling == 420 ? 2 : 1;
@@ -176,60 +210,42 @@ static inline int sf_jpeg_start_compress(sf_jpeg_encoder *e, FILE *file, int wid
         e->cinfo.comp_info[2].h_samp_factor = 1;
         e->cinfo.comp_info[2].v_samp_factor = 1;
     }
+}
+
+/// Starts compressing RGBA (or grey) rows to `file` (see sf_jpeg_configure); writes the ICC
+/// profile when given. 0, or -1 with err.message set.
+static inline int sf_jpeg_start_compress(sf_jpeg_encoder *e, FILE *file, int width, int height,
+                                         int grayscale, int quality, int subsampling, int fast_dct,
+                                         const unsigned char *icc, unsigned int icc_len) {
+    if (setjmp(e->err.jump)) return -1;
+    jpeg_stdio_dest(&e->cinfo, file);
+    sf_jpeg_configure(e, width, height, grayscale, quality, subsampling, fast_dct, 0);
     jpeg_start_compress(&e->cinfo, TRUE);
     if (icc && icc_len > 0) jpeg_write_icc_profile(&e->cinfo, icc, icc_len);
     return 0;
 }
 
-/// Starts compressing planes already converted to Y, Cb and Cr and downsampled (libjpeg's raw
-/// data input) into memory (`sf_jpeg_memory_result` gives the bytes after finishing): quality
-/// 1...100, subsampling 444, 422 or 420, the accurate or the fast integer DCT. The planes'
-/// rows must reach a whole number of 8x8 blocks (the caller pads by repeating the edge).
-static inline int sf_jpeg_start_compress_planes(sf_jpeg_encoder *e, unsigned char **buffer, unsigned long *size,
-                                                int width, int height, int quality, int subsampling,
-                                                int fast_dct) {
+/// Starts compressing RGBA (or grey) rows into memory (sf_jpeg_memory_bytes gives them once
+/// finished; the encoder owns them), starting with room for `capacity` bytes, with a restart
+/// marker every `restart_mcus` MCUs (0: none); writes the ICC profile when given.
+static inline int sf_jpeg_start_compress_memory(sf_jpeg_encoder *e, size_t capacity, int width, int height,
+                                                int grayscale, int quality, int subsampling, int fast_dct,
+                                                unsigned int restart_mcus, const unsigned char *icc,
+                                                unsigned int icc_len) {
     if (setjmp(e->err.jump)) return -1;
-    jpeg_mem_dest(&e->cinfo, buffer, size);
-    e->cinfo.image_width = (JDIMENSION)width;
-    e->cinfo.image_height = (JDIMENSION)height;
-    e->cinfo.input_components = 3;
-    e->cinfo.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&e->cinfo);
-    jpeg_set_quality(&e->cinfo, quality, TRUE);
-    e->cinfo.dct_method = fast_dct ? JDCT_IFAST : JDCT_ISLOW;
-    e->cinfo.optimize_coding = FALSE;
-    e->cinfo.raw_data_in = TRUE;
-    e->cinfo.comp_info[0].h_samp_factor = subsampling == 444 ? 1 : 2;
-    e->cinfo.comp_info[0].v_samp_factor = subsampling == 420 ? 2 : 1;
-    for (int c = 1; c < 3; c++) {
-        e->cinfo.comp_info[c].h_samp_factor = 1;
-        e->cinfo.comp_info[c].v_samp_factor = 1;
-    }
+    if (capacity < 4096) capacity = 4096;
+    free(e->memory.data);
+    e->memory.data = (unsigned char *)malloc(capacity);
+    if (!e->memory.data) ERREXIT1(&e->cinfo, JERR_OUT_OF_MEMORY, 10);
+    e->memory.capacity = capacity;
+    e->memory.pub.init_destination = sf_jpeg_memory_init;
+    e->memory.pub.empty_output_buffer = sf_jpeg_memory_grow;
+    e->memory.pub.term_destination = sf_jpeg_memory_term;
+    e->cinfo.dest = &e->memory.pub;
+    sf_jpeg_configure(e, width, height, grayscale, quality, subsampling, fast_dct, restart_mcus);
     jpeg_start_compress(&e->cinfo, TRUE);
+    if (icc && icc_len > 0) jpeg_write_icc_profile(&e->cinfo, icc, icc_len);
     return 0;
-}
-
-/// Writes an ICC profile (in APP2 markers) before the first row; 0, or -1 with err.message set.
-static inline int sf_jpeg_write_icc(sf_jpeg_encoder *e, const unsigned char *icc, unsigned int len) {
-    if (setjmp(e->err.jump)) return -1;
-    jpeg_write_icc_profile(&e->cinfo, icc, len);
-    return 0;
-}
-
-/// Compresses one row of MCUs from the planes: 8 x (luma's vertical sampling factor) luma rows
-/// from `y`, 8 chroma rows each from `cb` and `cr`. 0, or -1 with err.message set.
-static inline int sf_jpeg_write_planes(sf_jpeg_encoder *e, const unsigned char *y, size_t y_stride,
-                                       const unsigned char *cb, const unsigned char *cr, size_t c_stride) {
-    if (setjmp(e->err.jump)) return -1;
-    JSAMPROW luma[16], blue[8], red[8];
-    int lines = 8 * e->cinfo.comp_info[0].v_samp_factor;
-    for (int i = 0; i < lines; i++) luma[i] = (JSAMPROW)(y + (size_t)i * y_stride);
-    for (int i = 0; i < 8; i++) {
-        blue[i] = (JSAMPROW)(cb + (size_t)i * c_stride);
-        red[i] = (JSAMPROW)(cr + (size_t)i * c_stride);
-    }
-    JSAMPARRAY planes[3] = {luma, blue, red};
-    return jpeg_write_raw_data(&e->cinfo, planes, (JDIMENSION)lines) == (JDIMENSION)lines ? 0 : -1;
 }
 
 /// Writes an APPn marker (n = marker - JPEG_APP0) before the first row; 0, or -1 with err.message set.
@@ -257,6 +273,13 @@ static inline int sf_jpeg_finish_compress(sf_jpeg_encoder *e) {
     if (setjmp(e->err.jump)) return -1;
     jpeg_finish_compress(&e->cinfo);
     return 0;
+}
+
+/// The bytes a memory compression wrote (valid once sf_jpeg_finish_compress returned 0, until the
+/// encoder is destroyed).
+static inline const unsigned char *sf_jpeg_memory_bytes(const sf_jpeg_encoder *e, size_t *size) {
+    *size = e->memory.size;
+    return e->memory.data;
 }
 
 static inline const char *sf_jpeg_message(sf_jpeg_error *err) { return err->message; }

@@ -149,3 +149,22 @@ def test_writing_heic_or_no_format_is_refused_clearly(sfumato, tmp_path, args):
     assert result.returncode == 2, result.stderr
     assert b"does not write" in result.stderr or b"--format must be" in result.stderr, result.stderr
     assert not list(tmp_path.glob("*.hei*")) and not list(tmp_path.glob("*.HEI*"))
+
+
+def test_jpeg_in_bands_decodes_in_pillow_as_one_scan(sfumato, tmp_path):
+    # Written to stdout, a JPEG is encoded in memory: a megapixel or more is compressed in bands
+    # on every core, joined by restart markers; written to a file it is streamed as one scan.
+    # Pillow (its own libjpeg-turbo) must read both as the same pixels.
+    source = tmp_path / "big.png"
+    photo().resize((1600, 1200), Image.LANCZOS).save(source)
+    banded = subprocess.run([sfumato, "apply", source, "-o", "-", "--format", "jpg", "--threads", "2"],
+                            capture_output=True, timeout=120)
+    assert banded.returncode == 0, banded.stderr
+    data = banded.stdout
+    restarts = sum(1 for i in range(len(data) - 1) if data[i] == 0xFF and 0xD0 <= data[i + 1] <= 0xD7)
+    assert restarts == 1
+    (tmp_path / "banded.jpg").write_bytes(data)
+    run(sfumato, "apply", source, "-o", tmp_path / "one-scan.jpg")
+    with Image.open(tmp_path / "banded.jpg") as a, Image.open(tmp_path / "one-scan.jpg") as b:
+        assert a.size == b.size == (1600, 1200)
+        assert (np.asarray(a) == np.asarray(b)).all()

@@ -40,7 +40,7 @@ enum ApplyCommand {
           --explain                   print the render plan (passes, fusion, tiles, threads,
                                       device; on the GPU its kernels and transfers)
           --no-fusion                 run each point filter as its own pass (for measuring)
-          --threads N                 threads (default: all cores)
+          --threads N                 threads rendering and encoding (default: all cores)
           --pixel-limit MP            largest input in megapixels (default 200)
         """
 
@@ -92,6 +92,7 @@ enum ApplyCommand {
         var encode = EncodeOptions()
         if let q = try a.integer("--quality", in: 1...100) { encode.quality = q }
         let threads = try a.integer("--threads", in: 1...512) ?? defaultThreadCount
+        encode.threads = threads
         let pixelLimit = (try a.integer("--pixel-limit", in: 1...2000) ?? 200) * 1_000_000
 
         var format: ImageFormat?

@@ -30,6 +30,10 @@ public struct EncodeOptions: Sendable {
     /// of the output), the XMP packet and, when the input had a profile, an sRGB profile (the
     /// pixels are sRGB). TIFF writes the XMP packet and the profile, not the EXIF block.
     public var metadata: ImageMetadata? = nil
+    /// Threads an in-memory JPEG encoding of a megapixel or more may use, 1...512 (default every
+    /// core): each compresses a band of rows, and restart markers join them. 1 writes one
+    /// uninterrupted scan; any number gives the same pixels once decoded.
+    public var threads: Int = defaultThreadCount
 
     public init(
         quality: Int = 90, chromaSubsampling: ChromaSubsampling = .s420, pngBitDepth: Int = 8,
@@ -52,6 +56,9 @@ public struct EncodeOptions: Sendable {
         }
         guard (0...9).contains(pngCompressionLevel) else {
             throw SfumatoError.invalidArgument("PNG compression level must be 0...9, not \(pngCompressionLevel)")
+        }
+        guard (1...512).contains(threads) else {
+            throw SfumatoError.invalidArgument("encoder threads must be 1...512, not \(threads)")
         }
     }
 }

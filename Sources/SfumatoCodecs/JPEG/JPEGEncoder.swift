@@ -4,40 +4,30 @@ import SfumatoCore
 
 extension JPEG {
     /// Encodes an RGBA8 bitmap (straight alpha, composited over `options.background` where not
-    /// opaque), or a Gray8 bitmap as a one-channel JPEG, with the TurboJPEG API; with libjpeg
-    /// when there is metadata to write (TurboJPEG writes no markers of its own choosing).
+    /// opaque), or a Gray8 bitmap as a one-channel JPEG, with its metadata (see ``EncodeOptions``);
+    /// an image of a megapixel or more is compressed in bands on every core, joined by restart
+    /// markers.
     public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         try options.validate()
         guard bitmap.format == .rgba8 || bitmap.format == .gray8 else {
             throw SfumatoError.unsupported("JPEG encoding takes RGBA8 or Gray8 bitmaps, not \(bitmap.format)")
         }
-        if let metadata = options.metadata, !metadata.isEmpty {
-            if bitmap.format == .rgba8 && bitmap.isOpaque && _JPEGPlanarEncoder.worthwhile(width: bitmap.width, height: bitmap.height) {
-                let (icc, blocks) = metadata._jpegSegments(width: bitmap.width, height: bitmap.height, gray: false)
-                return try withExtendedLifetime(bitmap) {
-                    try _JPEGPlanarEncoder.encode(
-                        rows: bitmap.baseAddress, width: bitmap.width, height: bitmap.height, rowBytes: bitmap.rowBytes,
-                        options: options, icc: icc, markers: blocks.map { (marker: Int32(JPEG_APP0 + 1), data: $0) })
-                }
-            }
-            let writer = try _JPEGFileWriter(
-                path: nil, width: bitmap.width, height: bitmap.height, gray: bitmap.format == .gray8, options: options)
-            try writer.write(rows: bitmap.baseAddress, rowBytes: bitmap.rowBytes, count: bitmap.height)
-            return try writer.finishToBuffer()
-        }
         let gray = bitmap.format == .gray8
+        try checkSize(bitmap.width, bitmap.height)
         var source = bitmap
-        if !bitmap.isOpaque {
+        if !gray && !bitmap.isOpaque {
             source = try bitmap.copy()
             for y in 0..<source.height {
                 let r = source.row(y).assumingMemoryBound(to: UInt8.self)
                 _flatten(r, r, source.width, background: options.background)
             }
         }
+        let (icc, blocks) = (options.metadata ?? ImageMetadata())._jpegSegments(
+            width: bitmap.width, height: bitmap.height, gray: gray)
         return try withExtendedLifetime(source) {
-            try encode(
+            try _JPEGSegmentedEncoder.encode(
                 rows: source.baseAddress, width: source.width, height: source.height, rowBytes: source.rowBytes, gray: gray,
-                options: options)
+                options: options, icc: icc, markers: blocks.map { (marker: Int32(JPEG_APP0 + 1), data: $0) })
         }
     }
 
@@ -48,40 +38,25 @@ extension JPEG {
         options: EncodeOptions = EncodeOptions()
     ) throws -> [UInt8] {
         try options.validate()
-        guard width > 0, height > 0, width <= 65_500, height <= 65_500, rowBytes >= width * (gray ? 1 : 4) else {
+        try checkSize(width, height)
+        guard rowBytes >= width * (gray ? 1 : 4) else {
+            throw SfumatoError.invalidArgument("JPEG rows of \(width) pixels cannot be \(rowBytes) bytes apart")
+        }
+        return try _JPEGSegmentedEncoder.encode(
+            rows: rows, width: width, height: height, rowBytes: rowBytes, gray: gray, options: options)
+    }
+
+    private static func checkSize(_ width: Int, _ height: Int) throws {
+        guard width > 0, height > 0, width <= 65_500, height <= 65_500 else {
             throw SfumatoError.invalidArgument("JPEG encoding takes 1...65500 pixels a side, not \(width)x\(height)")
         }
-        if !gray && _JPEGPlanarEncoder.worthwhile(width: width, height: height) {
-            return try _JPEGPlanarEncoder.encode(rows: rows, width: width, height: height, rowBytes: rowBytes, options: options, icc: [], markers: [])
-        }
-        guard let handle = tjInitCompress() else { throw SfumatoError.io("cannot create a JPEG encoder") }
-        defer { tjDestroy(handle) }
-        var output: UnsafeMutablePointer<UInt8>?
-        var size: UInt = 0
-        let chroma: Int32 =
-            switch options.chromaSubsampling {
-            case .s444: Int32(TJSAMP_444.rawValue)
-            case .s422: Int32(TJSAMP_422.rawValue)
-            case .s420: Int32(TJSAMP_420.rawValue)
-            }
-        let sampling = gray ? Int32(TJSAMP_GRAY.rawValue) : chroma
-        let status = tjCompress2(
-            handle, rows.assumingMemoryBound(to: UInt8.self), Int32(width), Int32(rowBytes), Int32(height),
-            Int32(gray ? TJPF_GRAY.rawValue : TJPF_RGBA.rawValue), &output, &size, sampling, Int32(options.quality),
-            options.fastDCT ? TJFLAG_FASTDCT : TJFLAG_ACCURATEDCT)
-        defer { if let output { tjFree(output) } }
-        guard status == 0, let output else {
-            throw SfumatoError.io("JPEG encoding failed: \(String(cString: tjGetErrorStr2(handle)))")
-        }
-        return Array(UnsafeBufferPointer(start: output, count: Int(size)))
     }
 }
 
 /// Streams RGBA8 rows (straight alpha), or grey rows when `gray`, into a JPEG file through
-/// libjpeg, written atomically, or into memory.
+/// libjpeg, written atomically.
 final class _JPEGFileWriter: ImageFileWriter {
-    private let file: _AtomicFile?
-    private let memory: _MemoryFile?
+    private let file: _AtomicFile
     private let name: String
     private let e: UnsafeMutablePointer<sf_jpeg_encoder>
     private let width: Int
@@ -92,20 +67,13 @@ final class _JPEGFileWriter: ImageFileWriter {
     private let height: Int
     private var rowsWritten = 0
 
-    /// `path`: the file to write, or nil to write into memory (then ``finishToBuffer()``).
-    init(path: String?, width: Int, height: Int, gray: Bool = false, options: EncodeOptions) throws {
+    init(path: String, width: Int, height: Int, gray: Bool = false, options: EncodeOptions) throws {
         try options.validate()
-        name = path ?? "JPEG"
+        name = path
         guard width > 0, height > 0, width <= 65500, height <= 65500 else {
             throw SfumatoError.tooLarge("\(name): JPEG cannot hold \(width)x\(height) (65500 pixels per side at most)")
         }
-        if let path {
-            file = try _AtomicFile(path: path)
-            memory = nil
-        } else {
-            file = nil
-            memory = try _MemoryFile()
-        }
+        file = try _AtomicFile(path: path)
         guard let e = sf_jpeg_encoder_create() else { throw SfumatoError.io("cannot create a JPEG encoder") }
         self.e = e
         self.width = width
@@ -116,7 +84,7 @@ final class _JPEGFileWriter: ImageFileWriter {
         let (icc, blocks) = (options.metadata ?? ImageMetadata())._jpegSegments(width: width, height: height, gray: gray)
         var status = icc.withUnsafeBufferPointer {
             sf_jpeg_start_compress(
-                e, file?.handle ?? memory?.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
+                e, file.handle, Int32(width), Int32(height), gray ? 1 : 0, Int32(options.quality),
                 Int32(options.chromaSubsampling.rawValue), options.fastDCT ? 1 : 0, $0.baseAddress, UInt32($0.count))
         }
         for block in blocks where status == 0 {
@@ -133,7 +101,7 @@ final class _JPEGFileWriter: ImageFileWriter {
     deinit {
         sf_jpeg_encoder_destroy(e)
         flat.deallocate()
-        if !finished { file?.discard() }
+        if !finished { file.discard() }
     }
 
     func write(rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws {
@@ -175,15 +143,8 @@ final class _JPEGFileWriter: ImageFileWriter {
         if sf_jpeg_finish_compress(e) != 0 {
             throw SfumatoError.io("\(name): JPEG encoding failed (\(String(cString: sf_jpeg_message(&e.pointee.err))))")
         }
-        try file?.commit()
+        try file.commit()
         finished = true
-    }
-
-    /// Finishes a writer made without a path, and returns the file's bytes.
-    func finishToBuffer() throws -> [UInt8] {
-        try finish()
-        guard let memory else { throw SfumatoError.io("\(name): written to a file, not to memory") }
-        return try memory.close()
     }
 }
 
