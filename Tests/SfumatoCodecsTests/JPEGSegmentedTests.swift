@@ -132,4 +132,39 @@ struct JPEGSegmentedTests {
         let same = try JPEG.decode(bands).bitmap == JPEG.decode(Self.oneScan(b, options)).bitmap
         #expect(same)
     }
+
+    @Test(
+        "a render streamed into a JPEG file is compressed strip by strip: the pixels of one scan, with alpha and in grey",
+        arguments: [EncodeOptions.ChromaSubsampling.s420, .s422, .s444])
+    func renderedInStrips(subsampling: EncodeOptions.ChromaSubsampling) throws {
+        let folder = try Fixtures.temporaryFolder("strips")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Half transparent at the bottom: those strips are composited over the background first.
+        let photo = try Self.tiled(700, 517)
+        for y in 400..<517 {
+            let row = photo.row(y).assumingMemoryBound(to: UInt8.self)
+            for x in 0..<700 { row[4 * x + 3] = UInt8(x % 256) }
+        }
+        for gray in [false, true] {
+            var options = EncodeOptions(quality: 80)
+            options.chromaSubsampling = subsampling
+            let image = Image(bitmap: photo)
+            let format: PixelFormat = gray ? .gray8 : .rgba8
+            let context = RenderContext(options: .init(threads: 3, tileHeight: 24))
+            let path = folder.appendingPathComponent("strips.jpg").path
+            let writer = try ImageIO.makeWriter(
+                path: path, format: .jpeg, width: 700, height: 517, hasAlpha: false, gray: gray, options: options)
+            try context.render(image, rect: image.extent, format: format, to: writer)
+            try writer.finish()
+            let bytes = try ImageIO.readBytes(path: path)
+            let rendered = try context.render(image, format: format)
+            let reference = try Self.oneScan(rendered, options)
+            let mcu = !gray && subsampling == .s420 ? 16 : 8
+            // Strips of 24 rows rounded up to whole MCU rows.
+            let strip = (24 + mcu - 1) / mcu * mcu
+            #expect(Self.restarts(bytes).count == (517 + strip - 1) / strip - 1, "\(subsampling) gray \(gray)")
+            let same = try JPEG.decode(bytes).bitmap == JPEG.decode(reference).bitmap
+            #expect(same, "\(subsampling) gray \(gray)")
+        }
+    }
 }

@@ -128,6 +128,37 @@ struct RenderTests {
         #expect(c.data == Array(UnsafeRawBufferPointer(start: memory.baseAddress, count: memory.byteCount)))
     }
 
+    @Test("a strip-encoding sink encodes every strip, a multiple of its rows tall, and takes them in order")
+    func encodingSink() throws {
+        final class Reverse: StripEncodingSink {
+            let stripRowMultiple = 5
+            var data: [UInt8] = []
+            var strips: [(index: Int, count: Int)] = []
+            let encoded = NSLock()
+            var encodings = 0
+            func write(rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws {
+                Issue.record("a render wrote rows to a strip-encoding sink")
+            }
+            // An encoding that loses nothing and cannot be mistaken for the rows: bytes reversed.
+            func encode(strip index: Int, rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws -> [UInt8] {
+                encoded.withLock { encodings += 1 }
+                return UnsafeRawBufferPointer(start: rows, count: rowBytes * count).reversed()
+            }
+            func write(encoded: [UInt8], strip index: Int, count: Int) throws {
+                strips.append((index, count))
+                data += encoded.reversed()
+            }
+        }
+        let recipe = busyRecipe(photo)
+        let memory = try context().render(recipe)
+        let sink = Reverse()
+        try context(strip: 7, threads: 3).render(recipe, rect: recipe.extent, to: sink)
+        #expect(sink.strips.map(\.index) == Array(0..<sink.strips.count))
+        #expect(sink.strips.dropLast().allSatisfy { $0.count == 10 }, "strips of 7 rows rounded up to 10")
+        #expect(sink.strips.reduce(0) { $0 + $1.count } == recipe.extent.height && sink.encodings == sink.strips.count)
+        #expect(sink.data == Array(UnsafeRawBufferPointer(start: memory.baseAddress, count: memory.byteCount)))
+    }
+
     @Test("a streamed source renders like the same pixels in memory, also when read out of order")
     func streamedSource() throws {
         let source = MemoryRows(photo)

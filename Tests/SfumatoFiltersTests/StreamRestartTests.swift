@@ -44,4 +44,29 @@ struct StreamRestartTests {
         let direct = try context.render(recipe, rect: streamed.extent)
         #expect(memcmp(direct.baseAddress, memory.baseAddress, memory.byteCount) == 0)
     }
+
+    @Test("a JPEG written in strips joined by restart markers, started again, decodes as one scan", arguments: [1, 2])
+    func restartIntoJPEG(threads: Int) throws {
+        let folder = try Fixtures.temporaryFolder("stream-restart-jpeg")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("photo.jpg").path
+        try ImageIO.write(try Fixtures.photo("rocket.jpg"), to: path)
+        let (streamed, info) = try ImageIO.open(path: path)
+        let recipe = SourceOverCompositing(background: streamed).apply(to: streamed.translatedBy(dx: 0, dy: 3 * info.height / 4))
+            .cropped(to: streamed.extent)
+        let context = RenderContext(options: .init(workingSpace: .linear, threads: threads, tileHeight: 16))
+        let strips = folder.appendingPathComponent("strips.jpg").path
+        let writer = try ImageIO.makeWriter(path: strips, format: .jpeg, width: info.width, height: info.height, hasAlpha: false)
+        try context.render(recipe, rect: streamed.extent, format: .rgba8, to: writer)
+        try writer.finish()
+        let memory = try context.render(recipe, rect: streamed.extent)
+        let oneScan = folder.appendingPathComponent("one-scan.jpg").path
+        let rows = try ImageIO.makeWriter(path: oneScan, format: .jpeg, width: info.width, height: info.height, hasAlpha: false)
+        try rows.write(rows: memory.baseAddress, rowBytes: memory.rowBytes, count: memory.height)
+        try rows.finish()
+        let bytes = try ImageIO.readBytes(path: strips)
+        #expect((0..<(bytes.count - 1)).contains { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD0 })
+        let same = try ImageIO.read(path: strips).bitmap == ImageIO.read(path: oneScan).bitmap
+        #expect(same)
+    }
 }

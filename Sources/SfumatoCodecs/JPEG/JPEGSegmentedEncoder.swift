@@ -114,19 +114,17 @@ final class _JPEGBand: @unchecked Sendable {
 
 extension _JPEGBand {
     /// The first band's headers with the frame's height set to `height`, every band's
-    /// entropy-coded data with restart markers RST0...RST7 (in turn) between them, and the end.
+    /// entropy-coded data with restart markers between them, and the end.
     static func join(_ bands: [_JPEGBand], height: Int) throws -> [UInt8] {
         let layouts = try bands.map { try _JPEGLayout($0.bytes) }
         var out = [UInt8]()
         out.reserveCapacity(layouts.reduce(0) { $0 + $1.data.count + 2 } + layouts[0].dataStart + 2)
-        out.append(contentsOf: bands[0].bytes[..<layouts[0].dataStart])
-        out[layouts[0].frame + 5] = UInt8(height >> 8)
-        out[layouts[0].frame + 6] = UInt8(height & 0xFF)
+        out += layouts[0].headers(bands[0].bytes, height: height)
         for (i, (band, layout)) in zip(bands, layouts).enumerated() {
-            if i > 0 { out += [0xFF, 0xD0 + UInt8((i - 1) % 8)] }
+            if i > 0 { out += _JPEGLayout.restart(before: i) }
             out.append(contentsOf: band.bytes[layout.data])
         }
-        out += [0xFF, 0xD9]
+        out += _JPEGLayout.end
         return out
     }
 }
@@ -156,4 +154,18 @@ struct _JPEGLayout {
         dataStart = i
         data = i..<(bytes.count - 2)
     }
+
+    /// The file's markers up to its entropy-coded data, with the frame's height set to `height`.
+    func headers(_ bytes: UnsafeBufferPointer<UInt8>, height: Int) -> [UInt8] {
+        var out = Array(bytes[..<dataStart])
+        out[frame + 5] = UInt8(height >> 8)
+        out[frame + 6] = UInt8(height & 0xFF)
+        return out
+    }
+
+    /// The restart marker before band `index` (1...): RST0...RST7 in turn.
+    static func restart(before index: Int) -> [UInt8] { [0xFF, 0xD0 + UInt8((index - 1) % 8)] }
+
+    /// The end of image marker.
+    static let end: [UInt8] = [0xFF, 0xD9]
 }

@@ -160,7 +160,7 @@ final class _TIFFFile {
         let ok = sf_tiff_read_rgba(
             tif, UInt32(w), UInt32(h), bitmap.baseAddress.assumingMemoryBound(to: UInt32.self), &message)
         guard ok == 1 else {
-            let reason = String(cString: message)
+            let reason = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             throw SfumatoError.unsupported("\(name): cannot read this TIFF (\(reason.isEmpty ? stream.message : reason))")
         }
         if info.hasAlpha {

@@ -21,11 +21,13 @@ extension RenderContext {
     /// smaller working set saves.
     static let streamedStripRows = 32
 
-    func stripLayout(_ r: Rect, streamed: Bool = false) -> _StripLayout {
+    /// `multiple`: what the height must be a multiple of (a strip-encoding sink's block rows).
+    func stripLayout(_ r: Rect, streamed: Bool = false, multiple: Int = 1) -> _StripLayout {
         // At least four strips per thread when the image allows, so threads finish together.
         let wanted = max(8, (r.height + 4 * options.threads - 1) / (4 * options.threads))
         let tall = streamed ? min(options.tileHeight, Self.streamedStripRows) : options.tileHeight
-        let h = max(1, min(tall, wanted))
+        let m = min(64, max(1, multiple))
+        let h = (max(1, min(tall, wanted)) + m - 1) / m * m
         return _StripLayout(height: h, count: (r.height + h - 1) / h)
     }
 
@@ -98,7 +100,8 @@ extension RenderContext {
         let streamed = !plan.streams.isEmpty
         let layout: _StripLayout
         switch destination {
-        case .sink: layout = stripLayout(rect, streamed: true)
+        case .sink(let sink, _, _, _):
+            layout = stripLayout(rect, streamed: true, multiple: (sink as? any StripEncodingSink)?.stripRowMultiple ?? 1)
         case .memory: layout = stripLayout(rect, streamed: streamed)
         }
         try plan.checkReach(tile: Rect(x: rect.x, y: rect.y, width: tileWidth(plan, rect), height: layout.height))

@@ -6,6 +6,23 @@ public protocol RowSink: AnyObject {
     func write(rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws
 }
 
+/// A sink that encodes each strip of a render on the thread that rendered it, several strips at
+/// once and in any order, and then takes the encoded strips in order: the encoding leaves the
+/// one thread that writes (a JPEG compressed in bands joined by restart markers, say).
+///
+/// A render to such a sink makes every strip but the last the same height, a multiple of
+/// ``stripRowMultiple``; ``RowSink/write(rows:rowBytes:count:)`` stays for callers with rows
+/// of their own.
+public protocol StripEncodingSink: RowSink {
+    /// What strip heights must be a multiple of (1...64): an encoder's block rows.
+    var stripRowMultiple: Int { get }
+    /// Encodes the `count` rows of strip `index` (0 at the top), `rowBytes` apart, on any thread,
+    /// concurrently with other strips.
+    func encode(strip index: Int, rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws -> [UInt8]
+    /// Takes strip `index`, `count` rows encoded, after every strip above it.
+    func write(encoded: [UInt8], strip index: Int, count: Int) throws
+}
+
 /// Renders image recipes into pixels (Core Image's `CIContext`).
 ///
 /// A render splits the requested rectangle into strips of rows, each strip into tiles, and has
