@@ -59,7 +59,7 @@ final class _CoverageMask {
     /// The premultiplied colour of coverage `c` with colour key `key`, from `palette`.
     @inline(__always)
     static func color(_ c: Float, key: Float, palette: UnsafePointer<SIMD4<Float>>) -> SIMD4<Float> {
-        let k = Int(unsafeBitCast(key, to: Int32.self))
+        let k = Int(Int32(bitPattern: key.bitPattern))
         let u = Float(k & 4095) * (1 / 4095)
         var v = (palette[2 * (k >> 12)] + u * palette[2 * (k >> 12) + 1]) * c
         v.w = c
@@ -69,7 +69,7 @@ final class _CoverageMask {
     /// How far passes of the piece a key names may take a layer's alpha (1, or graphite's sheen).
     @inline(__always)
     static func limit(key: Float, palette: UnsafePointer<SIMD4<Float>>) -> Float {
-        palette[2 * (Int(unsafeBitCast(key, to: Int32.self)) >> 12)].w
+        palette[2 * (Int(Int32(bitPattern: key.bitPattern)) >> 12)].w
     }
 
     /// The mask's value at a layer pixel (premultiplied RGBA).
@@ -239,7 +239,7 @@ final class _CoverageMask {
                         if !textured { c *= p.oa + u * dopacity }
                         if c > row[x] {
                             row[x] = c
-                            keys[x] = unsafeBitCast(keyBase | _roundedInts(SIMD4(repeating: u * 4095))[0], to: Float.self)
+                            keys[x] = Float(bitPattern: UInt32(bitPattern: keyBase | _roundedInts(SIMD4(repeating: u * 4095))[0]))
                         }
                     }
                 }

@@ -34,7 +34,7 @@ final class _ConstantExec: _Exec, @unchecked Sendable {
             }
             memset(row, 0, (inside.x - rect.x) * bpp)
             let start = row + (inside.x - rect.x) * bpp
-            pixel.withUnsafeBytes { memcpy(start, $0.baseAddress!, bpp) }
+            pixel.withUnsafeBytes { _ = memcpy(start, $0.baseAddress!, bpp) }
             // Doubling copies: the pattern fills the run in log2(width) memcpy calls.
             var filled = 1
             while filled < inside.width {
