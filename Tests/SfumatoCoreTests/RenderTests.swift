@@ -173,6 +173,19 @@ struct RenderTests {
         #expect(source.readers >= 2)
     }
 
+    @Test("a streamed source read by many threads at once, in short strips, gives the pixels in memory")
+    func streamedSourceContended() throws {
+        // Workers take turns decoding and copy rows meanwhile; decoding never overwrites rows being copied.
+        let recipe = { (source: Image) in busyRecipe(photo).blended(with: source, by: OverBlend()).cropped(to: source.extent) }
+        let expected = try context(strip: 3).render(recipe(Image(bitmap: photo)))
+        for threads in [3, 8] {
+            let source = MemoryRows(photo)
+            let got = try context(strip: 3, threads: threads).render(recipe(Image(rows: source)))
+            #expect(got == expected, "\(threads) threads")
+            #expect(source.readers == 1, "\(threads) threads: read once, in order")
+        }
+    }
+
     @Test("8-bit stored values pass through an identity recipe unchanged", arguments: [WorkingSpace.linear, .none])
     func identity(ws: WorkingSpace) throws {
         let noise = try Pixels.noise(64, 48, alpha: true)

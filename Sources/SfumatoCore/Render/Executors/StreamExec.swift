@@ -13,14 +13,20 @@ struct _StreamWindowMiss: Error {
 final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
     let source: any RowSource
     let layout: _StoredLayout
-    private let lock = NSLock()
+    /// Guards the ring's state below; a worker decodes and copies rows without holding it.
+    private let state = NSCondition()
     private var reader: (any RowReader)?
     private var ring: UnsafeMutableRawPointer?
     private(set) var capacity = 0
+    /// Rows `firstRow ..< nextRow` are in the ring.
     private var firstRow = 0
     private var nextRow = 0
+    /// Whether a worker is decoding (one at a time: the reader is sequential).
+    private var decoding = false
+    /// The first rows of the copies in progress: decoding never overwrites them.
+    private var pinned: [Int] = []
     private let rowBytes: Int
-    /// Rows decoded per lock hold.
+    /// Rows decoded per turn.
     private static let batch = 16
 
     init(_ source: any RowSource, _ ws: WorkingSpace) {
@@ -45,8 +51,8 @@ final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
 
     /// Sets the number of rows kept and restarts decoding at the top.
     func beginPass(capacity rows: Int) throws {
-        lock.lock()
-        defer { lock.unlock() }
+        state.lock()
+        defer { state.unlock() }
         let rows = min(max(rows, StreamExecMinimum.rows), source.height)
         if rows != capacity || ring == nil {
             ring?.deallocate()
@@ -56,38 +62,66 @@ final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
         reader = try source.makeReader()
         firstRow = 0
         nextRow = 0
+        decoding = false
+        pinned = []
     }
 
     /// Frees the ring after the last pass.
     func endPass() {
-        lock.lock()
+        state.lock()
         ring?.deallocate()
         ring = nil
         reader = nil
         capacity = 0
-        lock.unlock()
+        state.unlock()
     }
 
     private func slot(_ y: Int) -> UnsafeMutableRawPointer { ring! + (y % capacity) * rowBytes }
 
-    /// Copies rows `rect.y ..< rect.maxY`, columns of `rect`, into `local` (decoding as needed).
+    /// Copies rows `rect.y ..< rect.maxY`, columns of `rect`, into `local`, decoding as needed.
+    ///
+    /// One worker decodes at a time, the others copying rows already decoded meanwhile: the
+    /// state lock is held only to take a turn and to pin or unpin a copy, never across decoding
+    /// or copying. Decoding stops short of the ring slots of pinned rows.
     private func fetch(_ rect: Rect, into local: UnsafeMutableRawPointer, stride: Int) throws {
         let bpp = source.format.bytesPerPixel
-        lock.lock()
-        defer { lock.unlock() }
+        state.lock()
+        defer { state.unlock() }
         guard let reader else { throw SfumatoError.io("stream read outside a render pass") }
         if rect.y < firstRow || rect.height > capacity { throw _StreamWindowMiss() }
+        // Pinned from here: rows decoded for this fetch never take its own slots.
+        pinned.append(rect.y)
+        defer {
+            pinned.remove(at: pinned.firstIndex(of: rect.y)!)
+            state.broadcast()
+        }
         while nextRow < rect.maxY {
-            let n = min(_StreamExec.batch, capacity - nextRow % capacity, source.height - nextRow)
-            let got = try reader.read(into: slot(nextRow), rowBytes: rowBytes, count: n)
-            if got <= 0 { throw SfumatoError.truncated("\(source.summary): image data ended at row \(nextRow) of \(source.height)") }
-            nextRow += got
+            // Rows up to the oldest pinned row's slot may be decoded.
+            let room = (pinned.min() ?? nextRow) + capacity - nextRow
+            if decoding || room <= 0 {
+                state.wait()
+                if rect.y < firstRow { throw _StreamWindowMiss() }
+                continue
+            }
+            let first = nextRow
+            let n = min(_StreamExec.batch, room, capacity - first % capacity, source.height - first)
+            decoding = true
+            state.unlock()
+            let got = Result { try reader.read(into: slot(first), rowBytes: rowBytes, count: n) }
+            state.lock()
+            decoding = false
+            state.broadcast()
+            let rows = try got.get()
+            if rows <= 0 { throw SfumatoError.truncated("\(source.summary): image data ended at row \(first) of \(source.height)") }
+            nextRow = first + rows
             firstRow = max(firstRow, nextRow - capacity)
         }
         if rect.y < firstRow { throw _StreamWindowMiss() }
+        state.unlock()
         for y in rect.y..<rect.maxY {
             memcpy(local + (y - rect.y) * stride, slot(y) + rect.x * bpp, rect.width * bpp)
         }
+        state.lock()
     }
 
     func withStoredRows(_ rect: Rect, _ w: _Worker, _ body: (Int, UnsafeRawPointer) throws -> Void) throws {
