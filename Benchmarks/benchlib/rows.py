@@ -514,8 +514,8 @@ def codec_rows(t) -> None:
     rows.append(Row(G_CODECS, "Encode JPEG q90", img,
                     "8-bit → JPEG q90 4:2:0 in memory; Sfumato from RGBA, bands compressed on every core and joined by restart markers; peers from RGB, one thread",
                     details="JPEG encoding: quality 90, 4:2:0, no optimised Huffman tables, into memory. Sfumato "
-                    "converts a band of rows ahead to Y, Cb and Cr on a second thread (TurboJPEG's conversion) while "
-                    "libjpeg compresses the planes on the first: the same bytes as one thread, and at most two cores. "
+                    "cuts the image into bands of whole MCU rows, one per core, compresses each with its own libjpeg "
+                    "and joins them with restart markers: the pixels of one scan, two bytes a band. "
                     "cv2.imencode; pyvips jpegsave_buffer(Q=90, subsample_mode=on) (libvips' default turns "
                     "chroma subsampling off at Q ≥ 90); Pillow save(quality=90).", tools=have(
         sfumato=S("encode-jpeg img 90"),
