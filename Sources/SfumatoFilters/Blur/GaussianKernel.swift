@@ -110,17 +110,40 @@ struct _GaussianKernel: NeighborhoodKernel {
     }
 
     /// d[x] = sum over k of w[|k|] * s[x + k * stride], for x in 0..<width (symmetric taps).
+    /// One pass along `stride`: each output pixel sums every tap in registers, four pixels at a
+    /// time, so the row is read once per tap and written once (a pass per tap wrote it r + 1
+    /// times). The same additions in the same order: the same floats.
     @inline(__always)
     private func _convolveRow(
         _ s: UnsafeMutablePointer<SIMD4<Float>>, stride: Int,
         into d: UnsafeMutablePointer<SIMD4<Float>>, width: Int
     ) {
-        let w0 = weights[0]
-        for x in 0..<width { d[x] = s[x] * w0 }
-        for k in 1...radius {
-            let wk = weights[k]
-            let a = s - k * stride, b = s + k * stride
-            for x in 0..<width { d[x] += (a[x] + b[x]) * wk }
+        let r = radius
+        weights.withUnsafeBufferPointer { w in
+            let w0 = w[0]
+            var x = 0
+            while x + 4 <= width {
+                let c = s + x
+                var a0 = c[0] * w0, a1 = c[1] * w0, a2 = c[2] * w0, a3 = c[3] * w0
+                for k in 1...r {
+                    let wk = w[k], lo = c - k * stride, hi = c + k * stride
+                    a0 += (lo[0] + hi[0]) * wk
+                    a1 += (lo[1] + hi[1]) * wk
+                    a2 += (lo[2] + hi[2]) * wk
+                    a3 += (lo[3] + hi[3]) * wk
+                }
+                d[x] = a0
+                d[x + 1] = a1
+                d[x + 2] = a2
+                d[x + 3] = a3
+                x += 4
+            }
+            while x < width {
+                var a = s[x] * w0
+                for k in 1...r { a += (s[x - k * stride] + s[x + k * stride]) * w[k] }
+                d[x] = a
+                x += 1
+            }
         }
     }
 }
