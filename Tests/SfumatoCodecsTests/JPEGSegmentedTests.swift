@@ -167,4 +167,17 @@ struct JPEGSegmentedTests {
             #expect(same, "\(subsampling) gray \(gray)")
         }
     }
+
+    @Test("hostile options and sizes are refused with an error: thread counts out of range, short rows, no pixels")
+    func refused() throws {
+        let b = try Self.tiled(64, 64)
+        for threads in [0, -1, 513, Int.min, Int.max] {
+            var options = EncodeOptions()
+            options.threads = threads
+            #expect(throws: SfumatoError.self) { try JPEG.encode(b, options: options) }
+        }
+        #expect(throws: SfumatoError.self) { try JPEG.encode(rows: b.baseAddress, width: 64, height: 64, rowBytes: 63) }
+        #expect(throws: SfumatoError.self) { try JPEG.encode(rows: b.baseAddress, width: 0, height: 64, rowBytes: 256) }
+        #expect(throws: SfumatoError.self) { try JPEG.encode(rows: b.baseAddress, width: 70_000, height: 1, rowBytes: 280_000) }
+    }
 }

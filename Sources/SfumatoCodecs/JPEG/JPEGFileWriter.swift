@@ -45,9 +45,9 @@ final class _JPEGFileWriter: ImageFileWriter, StripEncodingSink {
         let (icc, blocks) = (options.metadata ?? ImageMetadata())._jpegSegments(width: width, height: height, gray: gray)
         self.icc = icc
         markers = blocks.map { (marker: Int32(JPEG_APP0 + 1), data: $0) }
-        let across = gray || options.chromaSubsampling == .s444 ? 8 : 16
-        mcuRows = !gray && options.chromaSubsampling == .s420 ? 16 : 8
-        mcusAcross = (width + across - 1) / across
+        let mcu = _JPEGBands.mcu(gray: gray, options.chromaSubsampling)
+        mcuRows = mcu.down
+        mcusAcross = (width + mcu.across - 1) / mcu.across
     }
 
     deinit {

@@ -53,13 +53,17 @@ struct _JPEGBands {
     /// Below this many pixels a second thread gains too little to pay for itself.
     static let parallelPixels = 1 << 20
 
+    /// An MCU's size in pixels: 8x8 blocks of luma, as many as the chroma subsampling takes.
+    static func mcu(gray: Bool, _ subsampling: EncodeOptions.ChromaSubsampling) -> (across: Int, down: Int) {
+        switch (gray, subsampling) {
+        case (true, _), (false, .s444): (8, 8)
+        case (false, .s422): (16, 8)
+        case (false, .s420): (16, 16)
+        }
+    }
+
     init(width: Int, height: Int, gray: Bool, options: EncodeOptions, threads: Int) {
-        let (across, down) =
-            switch (gray, options.chromaSubsampling) {
-            case (true, _), (false, .s444): (8, 8)
-            case (false, .s422): (16, 8)
-            case (false, .s420): (16, 16)
-            }
+        let (across, down) = Self.mcu(gray: gray, options.chromaSubsampling)
         let mcusAcross = (width + across - 1) / across
         let mcuRows = (height + down - 1) / down
         let wanted = width * height >= Self.parallelPixels ? max(1, threads) : 1
