@@ -4,17 +4,6 @@ import SfumatoCore
 import SfumatoTestSupport
 import Testing
 
-/// Inserts an EXIF APP1 segment holding only an orientation tag right after the JPEG's SOI.
-func withOrientation(_ jpeg: [UInt8], _ orientation: Int) -> [UInt8] {
-    var tiff: [UInt8] = [0x4D, 0x4D, 0x00, 0x2A, 0, 0, 0, 8]  // big-endian TIFF, IFD at 8
-    tiff += [0, 1]  // one entry
-    tiff += [0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, UInt8(orientation), 0, 0]
-    tiff += [0, 0, 0, 0]  // no next IFD
-    let payload: [UInt8] = Array("Exif".utf8) + [0, 0] + tiff
-    let length = payload.count + 2
-    return [0xFF, 0xD8, 0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 0xFF)] + payload + jpeg.dropFirst(2)
-}
-
 @Suite("Codecs")
 struct CodecTests {
     @Test("PNG round trips are bit-exact: 8-bit, 16-bit, with and without alpha")

@@ -42,6 +42,12 @@ enum ApplyCommand {
           --no-fusion                 run each point filter as its own pass (for measuring)
           --threads N                 threads rendering and encoding (default: all cores)
           --pixel-limit MP            largest input in megapixels (default 200)
+          --full-decode               with --working-space none, decode JPEGs whole even when
+                                      a Lanczos scale shrinks them to half or less (by default
+                                      they are then decoded DCT-scaled to 1/2, 1/4 or 1/8,
+                                      leaving at least a 2x Lanczos step: faster, about a level
+                                      off on average; not in linear light, where it would
+                                      darken fine detail)
         """
 
     /// Checks a step's filter name and every non-image value against the declarations.
@@ -71,6 +77,7 @@ enum ApplyCommand {
         spec.flag("--linear-float")
         spec.flag("--gray")
         spec.flag("--strip")
+        spec.flag("--full-decode")
         spec.flag("--help", "-h")
         let a = try Arguments(args, spec: spec)
         if a.has("--help") { output.print(help); return }
@@ -124,19 +131,42 @@ enum ApplyCommand {
         let device = try CLIDevice.parse(a.value("--device"))
         let gray = a.has("--gray")
         // Grey files decode straight to Gray8; colour ones are turned to grey by a render.
-        let options = DecodeOptions(pixelLimit: pixelLimit, keepGray: gray)
-        var (source, info) = try ImageIO.open(path: input, options: options)
-        if device != .cpu && !gray {
-            // The GPU takes the whole image at once: decode it rather than stream it.
-            let decoded = try ImageIO.read(path: input, options: options)
-            (source, info) = (Image(bitmap: decoded.bitmap), decoded.info)
+        var options = DecodeOptions(pixelLimit: pixelLimit, keepGray: gray)
+        // On encoded values, a JPEG scaled down to half or less is decoded DCT-scaled (the pixel
+        // limit still counts the whole file's pixels).
+        var shrink: (plan: ShrinkOnLoad, fullSize: (width: Int, height: Int))?
+        if input != "-" && !a.has("--full-decode"), let header = try? ImageIO.info(path: input),
+            header.width * header.height <= pixelLimit, let plan = ShrinkOnLoad.plan(steps, info: header, workingSpace: workingSpace)
+        {
+            shrink = (plan, header.orientedSize)
+            options.jpegScale = plan.factor
         }
         var renderOptions = RenderContext.Options(
             workingSpace: workingSpace, threads: threads, fusion: !a.has("--no-fusion"), device: device)
         renderOptions.linearBytes = !a.has("--linear-float")
         let context = RenderContext(options: renderOptions)
-        if gray { source = Image(bitmap: try context.render(source, format: .gray8)) }
-        let (recipe, filters) = try RecipeBuilder.build(steps, on: source, pixelLimit: pixelLimit)
+        func openSource() throws -> (Image, ImageInfo) {
+            var (source, info) = try ImageIO.open(path: input, options: options)
+            if device != .cpu && !gray {
+                // The GPU takes the whole image at once: decode it rather than stream it.
+                let decoded = try ImageIO.read(path: input, options: options)
+                (source, info) = (Image(bitmap: decoded.bitmap), decoded.info)
+            }
+            if gray { source = Image(bitmap: try context.render(source, format: .gray8)) }
+            return (source, info)
+        }
+        var (source, info) = try openSource()
+        var built: (Image, [any Filter])?
+        if let (plan, fullSize) = shrink {
+            built = try plan.build(steps, on: source, fullSize: fullSize, pixelLimit: pixelLimit)
+            if built == nil {
+                // The steps before the resize change the extent: decode whole after all.
+                shrink = nil
+                options.jpegScale = 1
+                (source, info) = try openSource()
+            }
+        }
+        let (recipe, filters) = try built ?? RecipeBuilder.build(steps, on: source, pixelLimit: pixelLimit)
         // Geometry and reductions set the frame: the output covers the result's extent. Otherwise
         // it covers the input's (a blur's soft margin or a generator's plane is cut to it).
         let reframes = filters.contains { [.geometry, .reduction].contains(type(of: $0).descriptor.category) }
@@ -148,7 +178,8 @@ enum ApplyCommand {
         }
 
         if a.has("--explain") {
-            let plan = try context.explain(recipe, rect: rect, format: gray ? .gray8 : .rgba8)
+            var plan = try context.explain(recipe, rect: rect, format: gray ? .gray8 : .rgba8)
+            if let (shrinking, fullSize) = shrink { plan = shrinking.explanation(fullSize: fullSize) + "\n" + plan }
             if outputPath == "-" { output.error(plan) } else { output.print(plan) }
         }
         guard let outputPath, let format else { return }
