@@ -70,6 +70,7 @@ struct ShrinkOnLoad {
     /// The plan's line for `--explain`.
     func explanation(fullSize: (width: Int, height: Int)) -> String {
         let w = (fullSize.width + factor - 1) / factor, h = (fullSize.height + factor - 1) / factor
-        return "decode: JPEG DCT-scaled to 1/\(factor) (\(w)x\(h) of \(fullSize.width)x\(fullSize.height)), then Lanczos-3 for the rest (--full-decode: decode whole)"
+        let sizes = "\(w)x\(h) of \(fullSize.width)x\(fullSize.height)"
+        return "decode: JPEG DCT-scaled to 1/\(factor) (\(sizes)), then Lanczos-3 for the rest (--full-decode: decode whole)"
     }
 }
