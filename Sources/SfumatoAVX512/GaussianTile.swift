@@ -48,6 +48,13 @@
     /// With `decode` and `encode` (linear light; RGBA, every input pixel opaque): each byte's word is
     /// `decode[byte]` (256 words) instead of byte x 256, and each output byte `encode[word]` (65536
     /// bytes) instead of the word's high byte; alpha is 255.
+    ///
+    /// With `sharpen` k > 0 (no interpolated rows) each blurred word b becomes the sharpened
+    /// i + k (i − b + `blurOffset`) + `outputOffset`, i the input's word at the same pixel
+    /// (`_unsharpWords`); with `sharpenLuminance`, i + k L(i − b + blurOffset) + outputOffset on R,
+    /// G, B, L the Rec. 709 luminance weights (`_sharpenLuminanceWords`). `blurOffset` is what the
+    /// passes' words carry above the value (their rounding less their expected truncation);
+    /// `outputOffset` what the encoding expects the result to carry.
     @inline(never)
     public func _gaussianTileAVX512(
         input: UnsafeRawPointer, inputStride: Int, output: UnsafeMutableRawPointer, outputStride: Int,
@@ -55,7 +62,8 @@
         radius r: Int, centre: UInt16, pairs: UnsafePointer<UInt16>,
         interpolatingRows: Bool, oddFirstRow: Bool,
         scratch: UnsafeMutablePointer<UInt16>,
-        decode: UnsafePointer<UInt16>? = nil, encode: UnsafePointer<UInt8>? = nil
+        decode: UnsafePointer<UInt16>? = nil, encode: UnsafePointer<UInt8>? = nil,
+        sharpen: Float = 0, sharpenLuminance: Bool = false, blurOffset: Int = 0, outputOffset: Int = 0
     ) {
         let weights = UnsafeMutableRawPointer(scratch), tables = weights + 64 &* (r &+ 1)
         var k = 1
@@ -109,6 +117,16 @@
                 _horizontalWords(
                     vertical + (y &* rowBytes &+ 2 &* r &* words), step: words, radius: r, centre: centre,
                     weights: w, count: count, into: line)
+                if sharpen > 0 {
+                    // The input's words of this row's pixels: row y + r, from pixel r.
+                    let own = UnsafeRawPointer(source + ((y &+ r) &* rowBytes &+ 2 &* r &* words))
+                    let blur = Float(blurOffset), out = Float(outputOffset)
+                    if sharpenLuminance {
+                        _sharpenLuminanceWords(line, own: own, pixels: width, words: words, amount: sharpen, blurOffset: blur, outputOffset: out)
+                    } else {
+                        _unsharpWords(line, own: own, count: count, amount: sharpen, blurOffset: blur, outputOffset: out)
+                    }
+                }
                 if let encode {
                     _encodeWords(line, pixels: width, table: encode, into: output + y &* outputStride)
                 } else {
@@ -149,6 +167,100 @@
                 _bytesFromWords(row, pixels: width, bytesPerPixel: bpp, dropAlpha: rgb, tables: tables, into: output + y &* outputStride)
             }
             y &+= 1
+        }
+    }
+
+    /// b = i + k (i − b + blurOffset) + outputOffset for `count` words b of `line` and i of `own`,
+    /// rounded and kept within 0...65535 (16 words a step, through floats).
+    @inline(__always)
+    private func _unsharpWords(
+        _ line: UnsafeMutableRawPointer, own: UnsafeRawPointer, count: Int, amount: Float, blurOffset: Float, outputOffset: Float
+    ) {
+        let k = _mm512_set1_ps(amount), off = _mm512_set1_ps(blurOffset), out = _mm512_set1_ps(outputOffset)
+        let low = _mm512_setzero_si512(), high = _mm512_set1_epi32(65535)
+        var i = 0
+        while i < 2 &* count {
+            let own32 = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(own.loadUnaligned(fromByteOffset: i, as: __m256i.self)))
+            let blur32 = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(UnsafeRawPointer(line).loadUnaligned(fromByteOffset: i, as: __m256i.self)))
+            // Multiply and add apart (no fused multiply-add): the baseline's roundings exactly.
+            let sharp = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(k, _mm512_add_ps(_mm512_sub_ps(own32, blur32), off)), own32), out)
+            let words = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(sharp), low), high)
+            line.storeBytes(of: _mm512_cvtepi32_epi16(words), toByteOffset: i, as: __m256i.self)
+            i &+= 32
+        }
+    }
+
+    /// R, G, B = i + k L(i − b + blurOffset) + outputOffset per pixel of `words` words (alpha, the
+    /// fourth, i + outputOffset), L = 0.2125 R + 0.7154 G + 0.0721 B; rounded, within 0...65535.
+    /// RGB words go 16 pixels (48 words, three vectors) a step: each channel gathered from the
+    /// three by two permutes, each pixel's detail spread back to its three words by one.
+    @inline(__always)
+    private func _sharpenLuminanceWords(
+        _ line: UnsafeMutableRawPointer, own: UnsafeRawPointer, pixels: Int, words: Int, amount: Float, blurOffset: Float,
+        outputOffset: Float
+    ) {
+        if words == 4 { return _sharpenLuminanceRGBAWords(line, own: own, pixels: pixels, amount: amount, blurOffset: blurOffset, outputOffset: outputOffset) }
+        let lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+        let three = _mm512_set1_epi32(3), thirtyTwo = _mm512_set1_epi32(32)
+        // Channel c of pixel j is word 3j + c: in the first two vectors below 32, in the third from 32.
+        let index0 = _mm512_mullo_epi32(lane, three)
+        let index1 = _mm512_add_epi32(index0, _mm512_set1_epi32(1)), index2 = _mm512_add_epi32(index0, _mm512_set1_epi32(2))
+        // The lanes whose word is in the third vector: 3j + c at least 32 (j from 11, 11 and 10).
+        let high0: __mmask16 = 0xF800, high1: __mmask16 = 0xF800, high2: __mmask16 = 0xFC00
+        // Word n of the 48 belongs to pixel n / 3 (n x 21846 >> 16 for n below 48).
+        @inline(__always) func pixelOf(_ first: Int32) -> __m512i {
+            _mm512_srli_epi32(_mm512_mullo_epi32(_mm512_add_epi32(lane, _mm512_set1_epi32(first)), _mm512_set1_epi32(21846)), 16)
+        }
+        let spread0 = pixelOf(0), spread1 = pixelOf(16), spread2 = pixelOf(32)
+        let k = _mm512_set1_ps(amount), off = _mm512_set1_ps(blurOffset), out = _mm512_set1_ps(outputOffset)
+        let wr = _mm512_set1_ps(0.2125), wg = _mm512_set1_ps(0.7154), wb = _mm512_set1_ps(0.0721)
+        let low = _mm512_setzero_si512(), high = _mm512_set1_epi32(65535)
+        @inline(__always) func floats(_ p: UnsafeRawPointer, _ at: Int) -> __m512 {
+            _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(p.loadUnaligned(fromByteOffset: at, as: __m256i.self)))
+        }
+        @inline(__always) func gather(_ a: __m512, _ b: __m512, _ c: __m512, _ index: __m512i, _ fromC: __mmask16) -> __m512 {
+            _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(a, index, b), fromC, _mm512_sub_epi32(index, thirtyTwo), c)
+        }
+        @inline(__always) func store(_ v: __m512, _ at: Int) {
+            let w = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(v), low), high)
+            line.storeBytes(of: _mm512_cvtepi32_epi16(w), toByteOffset: at, as: __m256i.self)
+        }
+        var at = 0  // bytes: 96 a step
+        while at < 6 &* pixels {
+            let i0 = floats(own, at), i1 = floats(own, at &+ 32), i2 = floats(own, at &+ 64)
+            let line0 = floats(UnsafeRawPointer(line), at), line1 = floats(UnsafeRawPointer(line), at &+ 32)
+            let line2 = floats(UnsafeRawPointer(line), at &+ 64)
+            let d0 = _mm512_add_ps(_mm512_sub_ps(i0, line0), off), d1 = _mm512_add_ps(_mm512_sub_ps(i1, line1), off)
+            let d2 = _mm512_add_ps(_mm512_sub_ps(i2, line2), off)
+            let r = gather(d0, d1, d2, index0, high0), g = gather(d0, d1, d2, index1, high1), b = gather(d0, d1, d2, index2, high2)
+            let l = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(wr, r), _mm512_mul_ps(wg, g)), _mm512_mul_ps(wb, b))
+            let detail = _mm512_add_ps(_mm512_mul_ps(k, l), out)
+            store(_mm512_add_ps(i0, _mm512_permutexvar_ps(spread0, detail)), at)
+            store(_mm512_add_ps(i1, _mm512_permutexvar_ps(spread1, detail)), at &+ 32)
+            store(_mm512_add_ps(i2, _mm512_permutexvar_ps(spread2, detail)), at &+ 64)
+            at &+= 96
+        }
+    }
+
+    /// `_sharpenLuminanceWords` for RGBA words (a tile that turned out not to be opaque), a pixel
+    /// at a time.
+    @inline(__always)
+    private func _sharpenLuminanceRGBAWords(
+        _ line: UnsafeMutableRawPointer, own: UnsafeRawPointer, pixels: Int, amount: Float, blurOffset offset: Float, outputOffset: Float
+    ) {
+        let b = line.assumingMemoryBound(to: UInt16.self), i = own.assumingMemoryBound(to: UInt16.self)
+        @inline(__always) func word(_ v: Float) -> UInt16 { UInt16(min(max(v.rounded(.toNearestOrEven), 0), 65535)) }
+        var p = 0
+        while p < pixels {
+            let at = p &* 4
+            let r = Float(i[at]), g = Float(i[at &+ 1]), bl = Float(i[at &+ 2])
+            let l = 0.2125 * (r - Float(b[at]) + offset) + 0.7154 * (g - Float(b[at &+ 1]) + offset) + 0.0721 * (bl - Float(b[at &+ 2]) + offset)
+            let d = amount * l + outputOffset
+            b[at] = word(r + d)
+            b[at &+ 1] = word(g + d)
+            b[at &+ 2] = word(bl + d)
+            b[at &+ 3] = word(Float(i[at &+ 3]) + outputOffset)
+            p &+= 1
         }
     }
 

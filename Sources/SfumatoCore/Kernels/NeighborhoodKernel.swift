@@ -51,6 +51,15 @@ public protocol NeighborhoodKernel: Sendable {
     /// filtered, encoded back to bytes (alpha 255). Called only when ``supportsLinearBytes`` is
     /// true, with every input pixel opaque.
     func applyLinear(input: ByteTile, output: ByteTile, scratch: TileScratch) throws
+    /// Whether ``applyEncodedBytes(input:output:scratch:)`` is implemented: in the `.none` working
+    /// space the renderer then runs the kernel on opaque 8-bit tiles going straight to an 8-bit
+    /// destination. For kernels whose results can leave 0...1 (the sharpeners): as 8-bit
+    /// intermediates (``supportsBytes``) they would clip what a later filter should still see, so
+    /// other consumers read float tiles. Its bytes must be within one level of the float variant's.
+    var supportsEncodedBytes: Bool { get }
+    /// The kernel on opaque 8-bit tiles of encoded values into an 8-bit destination (alpha 255).
+    /// Called only when ``supportsEncodedBytes`` is true, with every input pixel opaque.
+    func applyEncodedBytes(input: ByteTile, output: ByteTile, scratch: TileScratch) throws
     /// The same computation for a GPU device, when one is written (default nil: the kernel runs
     /// on the CPU only). It must give the 8-bit variant's bytes.
     var deviceKernel: DeviceKernel? { get }
@@ -69,6 +78,10 @@ extension NeighborhoodKernel {
     public var supportsLinearBytes: Bool { false }
     public func applyLinear(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         throw SfumatoError.unsupported("\(name) has no linear-light 8-bit implementation")
+    }
+    public var supportsEncodedBytes: Bool { false }
+    public func applyEncodedBytes(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        throw SfumatoError.unsupported("\(name) has no 8-bit implementation for a destination")
     }
     public var keepsOpaque: Bool { supportsGray }
     public var detail: String { "" }

@@ -71,7 +71,8 @@ extension _GaussianKernel {
         /// With `linear` (decoding and encoding tables, ``_LinearWords``) the words are linear light.
         func applyAVX512(
             input: ByteTile, output: ByteTile, scratch: TileScratch,
-            linear: (decode: UnsafePointer<UInt16>, encode: UnsafePointer<UInt8>)? = nil
+            linear: (decode: UnsafePointer<UInt16>, encode: UnsafePointer<UInt8>)? = nil,
+            sharpen: _SharpenKernel.Words? = nil
         ) {
             let out = output.rect, r = radius, bpp = input.channels
             let fixed = fixedWeights
@@ -87,7 +88,9 @@ extension _GaussianKernel {
                 outputStride: bpp * output.stride, width: out.width, height: out.height, bytesPerPixel: bpp,
                 dropAlpha: bpp == 4 && keepsOpaque, radius: r, centre: fixed[0], pairs: pairs,
                 interpolatingRows: interpolatesRows, oddFirstRow: out.y & 1 == 1,
-                scratch: scratch.buffer(of: UInt16.self, count: words), decode: linear?.decode, encode: linear?.encode)
+                scratch: scratch.buffer(of: UInt16.self, count: words), decode: linear?.decode, encode: linear?.encode,
+                sharpen: sharpen?.amount ?? 0, sharpenLuminance: sharpen?.luminance ?? false,
+                blurOffset: sharpen?.blurOffset ?? 0, outputOffset: sharpen?.outputOffset ?? 0)
         }
     #endif
 }

@@ -56,7 +56,7 @@ extension _GaussianKernel {
 }
 
 /// The vertical pass on words: centre row `c`, rows `pitch` words apart, `count` words.
-private func _verticalWordPass(
+func _verticalWordPass(
     _ c: UnsafeMutablePointer<UInt16>, pitch: Int, radius r: Int, centre: SIMD8<UInt16>,
     pairs: UnsafeMutablePointer<SIMD8<UInt16>>, count: Int, into d: UnsafeMutablePointer<UInt16>
 ) {
@@ -71,7 +71,7 @@ private func _verticalWordPass(
 }
 
 /// The horizontal pass on RGBA words, with the rounding constant: taps 4 words (a pixel) apart.
-private func _horizontalWordPass(
+func _horizontalWordPass(
     _ m: UnsafeMutablePointer<UInt16>, radius r: Int, centre: SIMD8<UInt16>,
     pairs: UnsafeMutablePointer<SIMD8<UInt16>>, count: Int, into d: UnsafeMutablePointer<UInt16>
 ) {

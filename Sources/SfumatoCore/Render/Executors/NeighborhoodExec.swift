@@ -16,6 +16,11 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// tiles' result within a level, at about the 8-bit kernel's speed. Other consumers still
     /// read float tiles.
     let useLinearBytes: Bool
+    /// The same on encoded values (the `.none` working space, an opaque 8-bit input) for a kernel
+    /// whose 8-bit results may go only to the destination (``NeighborhoodKernel/supportsEncodedBytes``).
+    let useEncodedBytes: Bool
+    /// Whether results going straight to the destination are computed on 8-bit tiles by either.
+    var useDestinationBytes: Bool { useLinearBytes || useEncodedBytes }
 
     init(_ input: _Exec, _ kernel: any NeighborhoodKernel, extent: Rect, ws: WorkingSpace, linearBytes: Bool) {
         self.input = input
@@ -26,6 +31,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         useLinearBytes =
             ws == .linear && !useBytes && kernel.supportsLinearBytes && input.sRGBBytes && input.opaqueWithin
             && linearBytes
+        useEncodedBytes = ws == .none && !useBytes && kernel.supportsEncodedBytes && input.sRGBBytes && input.opaqueWithin
         super.init(extent: extent, natural: inputKind, children: [input])
     }
 
@@ -33,7 +39,16 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     override var opaqueWithin: Bool { input.extent.isInfinite && useBytes && input.opaqueWithin && kernel.keepsOpaque }
 
     override var explanation: String {
-        let tiles = useGray ? "8-bit grey" : useBytes ? "8-bit" : useLinearBytes ? "8-bit sRGB (linear light in 16-bit words) or float" : "float"
+        let tiles: String
+        if useGray {
+            tiles = "8-bit grey"
+        } else if useBytes {
+            tiles = "8-bit"
+        } else if useLinearBytes {
+            tiles = "8-bit sRGB (linear light in 16-bit words) or float"
+        } else {
+            tiles = useEncodedBytes ? "8-bit (into the destination) or float" : "float"
+        }
         return "\(kernel.name)\(kernel.detail.isEmpty ? "" : " (\(kernel.detail))") on \(tiles) tiles"
     }
 
@@ -46,7 +61,9 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// beyond the edge stored as grey is black, what the grey kernel reads there.
     override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
         let grayToGray = useGray && d.format == .gray8
-        if useBytes || useLinearBytes, !grayToGray && !input.extent.isInfinite, case let safe = kernel.interior(of: rect, input: input.extent), safe != rect {
+        if useBytes || useDestinationBytes, !grayToGray && !input.extent.isInfinite,
+            case let safe = kernel.interior(of: rect, input: input.extent), safe != rect
+        {
             // A tall tile across a slanted edge (a turned image's) has little interior over all
             // its rows: bands of rows each find their own.
             if let band = kernel.interiorBandRows, rect.height > 2 * band {
@@ -79,8 +96,8 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// place where the destination wants it (opaque pixels are the same either way).
     private func storeBytes(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
         let kind: TileKind? = d.format == .gray8 ? .gray : d.format == .rgba8 ? .byte : nil
-        let readKind = useLinearBytes ? .byte : inputKind
-        guard useBytes || useLinearBytes, let kind, kind == readKind, d.encoding == .srgb, d.rowBytes % kind.bytesPerPixel == 0 else {
+        let readKind = useDestinationBytes ? .byte : inputKind
+        guard useBytes || useDestinationBytes, let kind, kind == readKind, d.encoding == .srgb, d.rowBytes % kind.bytesPerPixel == 0 else {
             return try super.store(rect, into: d, w)
         }
         let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: true), kind, w)
@@ -90,6 +107,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         let out = ByteTile(rect: rect, base: base, stride: d.rowBytes / bpp, channels: bpp)
         // Opaque in, opaque out: straight and premultiplied are the same bytes.
         if useLinearBytes { return try kernel.applyLinear(input: src.byteTile, output: out, scratch: w.scratch) }
+        if useEncodedBytes { return try kernel.applyEncodedBytes(input: src.byteTile, output: out, scratch: w.scratch) }
         if kind == .gray { return try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch) }
         try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch)
         // Opaque results are straight already (this runs only where the neighbourhood lies inside the input).

@@ -1,0 +1,153 @@
+import SfumatoCore
+#if arch(x86_64)
+    import SfumatoAVX512
+#endif
+
+/// The sharpeners (unsharp mask, sharpen luminance) as one kernel: the Gaussian and the detail
+/// rule in one pass, for the Gaussian's separable range (σ below 4).
+///
+/// On float tiles it is the Gaussian then ``_DetailBlend``'s rule: the floats of the two as
+/// separate nodes. On opaque 8-bit tiles going straight to an 8-bit destination it works on the
+/// Gaussian's 16-bit words, in linear light (bytes decoded through ``_LinearWords``) or on encoded
+/// values (byte x 256), and adds the detail to each word before encoding it, so a default-path
+/// unsharp mask costs about a Gaussian. 8-bit intermediates would clip what the sharpeners push
+/// past 0...1 before a later filter saw it: other consumers read float tiles.
+///
+/// Within a level of the float route while the words' error stays below a level's step: the
+/// blurred word is within r + 1 units of its exact value once the passes' expected truncation
+/// is taken off (``_GaussianKernel/linearOffset``), the pixel's own decoded word within ½, so the
+/// sharpened word is within ½ + k (r + 1½) + ½ (k the amount; the luminance weights sum to 1).
+/// In linear light that must stay below 19 units (a dark level is 19.8); on encoded values below
+/// 128 (half a level, the result rounded once). Beyond that the filters keep the two nodes.
+struct _SharpenKernel: NeighborhoodKernel {
+    /// What the word passes do with the blurred words (see `_gaussianTileAVX512`).
+    struct Words {
+        let amount: Float
+        let luminance: Bool
+        let blurOffset: Int
+        let outputOffset: Int
+    }
+
+    let blur: _GaussianKernel
+    let rule: _DetailBlend.Rule
+    let name: String
+    let amount: Float
+    let luminance: Bool
+
+    /// The fused kernel for `rule` over a Gaussian of `sigma`, or nil where the words would not
+    /// do (σ 4 and up, a rule other than the sharpeners').
+    init?(sigma: Double, rule: _DetailBlend.Rule, name: String) {
+        let blur = _GaussianKernel(sigma: sigma)
+        guard blur.supportsLinearBytes else { return nil }
+        switch rule {
+        case .unsharp(let k): (amount, luminance) = (k, false)
+        case .luminance(let k): (amount, luminance) = (k, true)
+        case .shrink, .bloom, .gloom: return nil
+        }
+        self.blur = blur
+        self.rule = rule
+        self.name = name
+    }
+
+    /// The bound on the sharpened words' error, in units (see the type's comment).
+    var errorWords: Double { 1 + Double(amount) * (Double(blur.radius) + 1.5) }
+
+    var detail: String { "the Gaussian (\(blur.detail)) and the detail added back in one pass" }
+    var supportsLinearBytes: Bool { errorWords < 19 }
+    var supportsEncodedBytes: Bool { errorWords < 128 }
+
+    func outputExtent(forInput extent: Rect) -> Rect { blur.outputExtent(forInput: extent) }
+    func regionOfInterest(for output: Rect) -> Rect { blur.regionOfInterest(for: output) }
+    func regionOfInterest(for output: Rect, bytes: Bool) -> Rect { blur.regionOfInterest(for: output, bytes: bytes) }
+
+    func apply(input: FloatTile, output: FloatTile, scratch: TileScratch) throws {
+        let blurred = scratch.floatTile(output.rect)
+        try blur.apply(input: input, output: blurred, scratch: scratch)
+        let blend = _DetailBlend(rule: rule, name: name), out = output.rect
+        for y in out.y..<out.maxY {
+            blend.apply(foreground: input.pointer(x: out.x, y: y), background: blurred.row(y), output: output.row(y), count: out.width)
+        }
+    }
+
+    func applyLinear(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        let offset = blur.linearOffset, words = _LinearWords.shared
+        try applyWords(
+            input: input, output: output, scratch: scratch, decode: UnsafePointer(words.decode),
+            encode: words.encode(offset: offset), blurOffset: offset, outputOffset: offset, linear: true)
+    }
+
+    func applyEncodedBytes(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
+        // Words are byte x 256; the result is rounded to its high byte (+128).
+        try applyWords(
+            input: input, output: output, scratch: scratch, decode: _SharpenKernel.byteWords,
+            encode: _SharpenKernel.highBytes, blurOffset: blur.linearOffset, outputOffset: _LinearWords.rounding, linear: false)
+    }
+
+    /// k x 256 for each byte k (written once, read only after).
+    nonisolated(unsafe) static let byteWords: UnsafePointer<UInt16> = {
+        let t = UnsafeMutablePointer<UInt16>.allocate(capacity: 256)
+        for k in 0..<256 { t[k] = UInt16(k << 8) }
+        return UnsafePointer(t)
+    }()
+
+    /// The high byte of each word (written once, read only after).
+    nonisolated(unsafe) static let highBytes: UnsafePointer<UInt8> = {
+        let t = UnsafeMutablePointer<UInt8>.allocate(capacity: 65536)
+        for w in 0..<65536 { t[w] = UInt8(w >> 8) }
+        return UnsafePointer(t)
+    }()
+
+    private func applyWords(
+        input: ByteTile, output: ByteTile, scratch: TileScratch, decode: UnsafePointer<UInt16>, encode: UnsafePointer<UInt8>,
+        blurOffset: Int, outputOffset: Int, linear: Bool
+    ) throws {
+        precondition(input.channels == 4 && output.channels == 4, "the sharpeners' 8-bit tiles are RGBA")
+        #if arch(x86_64)
+            if CPUFeatures.wideVectors {
+                let words = Words(amount: amount, luminance: luminance, blurOffset: blurOffset, outputOffset: outputOffset)
+                // On encoded values the tile's own byte conversions are the identity table's.
+                return blur.applyAVX512(
+                    input: input, output: output, scratch: scratch, linear: linear ? (decode, encode) : nil, sharpen: words)
+            }
+        #endif
+        // The baseline: the Gaussian's word passes (GaussianKernel+Linear.swift), then per
+        // pixel the detail added back, then the encoding.
+        let out = output.rect, r = blur.radius, fixed = blur.fixedWeights
+        let centre = SIMD8<UInt16>(repeating: fixed[0])
+        let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
+        for k in 1...r { pairs[k] = SIMD8(repeating: UInt16(min(65535, 2 * Int(fixed[k])))) }
+        let span = 4 * (out.width + 2 * r), inRows = out.height + 2 * r
+        let pitch = (span + 31) & ~31
+        let decoded = scratch.buffer(of: UInt16.self, count: pitch * inRows)
+        for j in 0..<inRows {
+            let s = input.pointer(x: out.x - r, y: out.y - r + j), d = decoded + j * pitch
+            for i in 0..<span { d[i] = decode[Int(s[i])] }
+        }
+        let mid = scratch.buffer(of: UInt16.self, count: span + 16)
+        let line = scratch.buffer(of: UInt16.self, count: 4 * out.width + 8)
+        let k = amount, blurShift = Float(blurOffset), outShift = Float(outputOffset)
+        // Ties to even, as the AVX-512 tile's conversions round.
+        @inline(__always) func word(_ v: Float) -> Int { Int(min(max(v.rounded(.toNearestOrEven), 0), 65535)) }
+        for y in 0..<out.height {
+            _verticalWordPass(decoded + (y + r) * pitch, pitch: pitch, radius: r, centre: centre, pairs: pairs, count: span, into: mid)
+            _horizontalWordPass(mid + 4 * r, radius: r, centre: centre, pairs: pairs, count: 4 * out.width, into: line)
+            let own = decoded + (y + r) * pitch + 4 * r, o = output.row(out.y + y)
+            for p in 0..<out.width {
+                let i = SIMD4<Float>(Float(own[4 * p]), Float(own[4 * p + 1]), Float(own[4 * p + 2]), 0)
+                let b = SIMD4<Float>(Float(line[4 * p]), Float(line[4 * p + 1]), Float(line[4 * p + 2]), 0)
+                let detail = i - b + blurShift
+                let sharp: SIMD4<Float>
+                if luminance {
+                    let l = 0.2125 * detail.x + 0.7154 * detail.y + 0.0721 * detail.z
+                    sharp = i + (k * l + outShift)
+                } else {
+                    sharp = i + k * detail + outShift
+                }
+                o[4 * p] = encode[word(sharp.x)]
+                o[4 * p + 1] = encode[word(sharp.y)]
+                o[4 * p + 2] = encode[word(sharp.z)]
+                o[4 * p + 3] = 255
+            }
+        }
+    }
+}
