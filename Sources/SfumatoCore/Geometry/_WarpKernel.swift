@@ -98,6 +98,7 @@ struct _WarpKernel: NeighborhoodKernel {
     /// 8-bit tiles as a float tile's values and round their results as a float tile is rounded.
     var supportsBytes: Bool { sampling == .nearest || usesAffineRows }
     var supportsGray: Bool { sampling == .nearest }
+    var picksInputValues: Bool { sampling == .nearest }
     var keepsOpaque: Bool { sampling == .nearest || usesAffineRows }
 
     /// Turned edges slant: border tiles find their interior 16 rows at a time.

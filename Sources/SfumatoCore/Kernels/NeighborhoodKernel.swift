@@ -51,6 +51,13 @@ public protocol NeighborhoodKernel: Sendable {
     /// filtered, encoded back to bytes (alpha 255). Called only when ``supportsLinearBytes`` is
     /// true, with every input pixel opaque.
     func applyLinear(input: ByteTile, output: ByteTile, scratch: TileScratch) throws
+    /// Whether each output value is one of the input's values of the same channel, picked by
+    /// their order or position alone (a median, a minimum or maximum over a shape, a
+    /// nearest-neighbour move), for an input within 0...1. Such a kernel commutes with every
+    /// increasing map of the values, sRGB's encoding among them: in linear light its 8-bit
+    /// variant on the sRGB bytes of an opaque input gives exactly the float route's result,
+    /// encoded, and the renderer uses it so. Only with ``supportsBytes``.
+    var picksInputValues: Bool { get }
     /// Whether ``applyEncodedBytes(input:output:scratch:)`` is implemented: in the `.none` working
     /// space the renderer then runs the kernel on opaque 8-bit tiles going straight to an 8-bit
     /// destination. For kernels whose results can leave 0...1 (the sharpeners): as 8-bit
@@ -79,6 +86,7 @@ extension NeighborhoodKernel {
     public func applyLinear(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         throw SfumatoError.unsupported("\(name) has no linear-light 8-bit implementation")
     }
+    public var picksInputValues: Bool { false }
     public var supportsEncodedBytes: Bool { false }
     public func applyEncodedBytes(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         throw SfumatoError.unsupported("\(name) has no 8-bit implementation for a destination")

@@ -15,6 +15,7 @@ struct _MedianKernel: NeighborhoodKernel {
                 : "sliding 256-bin histograms (Huang) on 8-bit, selection on float"
     }
     var supportsBytes: Bool { true }
+    var picksInputValues: Bool { true }
     var deviceKernel: DeviceKernel? { .median(diameter: diameter) }
     /// A median of opaque pixels is opaque.
     var keepsOpaque: Bool { true }

@@ -53,6 +53,9 @@ struct _ProbeKernel: NeighborhoodKernel {
     /// 8-bit data only for probe values in 0...1, each taken as its nearest level (a value
     /// outside would be clamped to 0 or 255 and the result would leave the definition's).
     var supportsBytes: Bool { probe.allSatisfy { (0...1).contains($0) } }
+    /// A flat probe with a tap of 0 picks the extreme of its 0 taps (a 1 tap never wins, see
+    /// above); a probe of 1s alone gives 0 (dilation) or 1 (erosion), no input value.
+    var picksInputValues: Bool { runs?.contains { $0.length > 0 } ?? false }
     /// Flat probes only (a run of columns a row); probes with levels stay on the CPU.
     var deviceKernel: DeviceKernel? {
         guard let runs, runs.count == height, height <= 256 else { return nil }

@@ -18,6 +18,7 @@ struct _RectangleKernel: NeighborhoodKernel {
         return "separable \(extreme == .max ? "max" : "min"), \(how)"
     }
     var supportsBytes: Bool { true }
+    var picksInputValues: Bool { true }
     var supportsGray: Bool { true }
     var deviceKernel: DeviceKernel? { .rectangle(width: width, height: height, maximum: extreme == .max) }
 

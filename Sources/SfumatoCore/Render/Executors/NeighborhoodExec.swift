@@ -16,6 +16,11 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// tiles' result within a level, at about the 8-bit kernel's speed. Other consumers still
     /// read float tiles.
     let useLinearBytes: Bool
+    /// Whether, in linear light, the kernel picks input values (``NeighborhoodKernel/picksInputValues``)
+    /// of an opaque 8-bit sRGB input: its 8-bit variant on the sRGB bytes is then exactly the
+    /// float route's result, encoded, for the destination and (the input being infinite: clamped
+    /// edges) for any consumer that reads bytes.
+    let picksBytes: Bool
     /// The same on encoded values (the `.none` working space, an opaque 8-bit input) for a kernel
     /// whose 8-bit results may go only to the destination (``NeighborhoodKernel/supportsEncodedBytes``).
     let useEncodedBytes: Bool
@@ -28,15 +33,23 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         useBytes = kernel.supportsBytes && (input.natural == .byte || input.natural == .gray)
         useGray = useBytes && kernel.supportsGray && input.natural == .gray
         inputKind = useGray ? .gray : (useBytes ? .byte : .float)
+        picksBytes =
+            ws == .linear && !useBytes && kernel.picksInputValues && kernel.supportsBytes && input.sRGBBytes && input.opaqueWithin
+            && linearBytes
         useLinearBytes =
             ws == .linear && !useBytes && kernel.supportsLinearBytes && input.sRGBBytes && input.opaqueWithin
-            && linearBytes
+            && linearBytes || picksBytes
         useEncodedBytes = ws == .none && !useBytes && kernel.supportsEncodedBytes && input.sRGBBytes && input.opaqueWithin
         super.init(extent: extent, natural: inputKind, children: [input])
     }
 
     /// Opaque where the kernel never reads past the input (an infinite one, clamped edges).
-    override var opaqueWithin: Bool { input.extent.isInfinite && useBytes && input.opaqueWithin && kernel.keepsOpaque }
+    override var opaqueWithin: Bool {
+        input.extent.isInfinite && input.opaqueWithin && (useBytes && kernel.keepsOpaque || picksBytes)
+    }
+
+    /// Picked values of an infinite input are the float route's, encoded: bytes for any reader.
+    override var sRGBBytes: Bool { natural == .byte || picksBytes && input.extent.isInfinite }
 
     override var explanation: String {
         let tiles: String
@@ -44,6 +57,8 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
             tiles = "8-bit grey"
         } else if useBytes {
             tiles = "8-bit"
+        } else if picksBytes {
+            tiles = "8-bit sRGB (picked values: the float route's exactly) or float"
         } else if useLinearBytes {
             tiles = "8-bit sRGB (linear light in 16-bit words) or float"
         } else {
@@ -106,6 +121,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         let base = (d.row(rect.y) + (rect.x - d.rect.x) * bpp).assumingMemoryBound(to: UInt8.self)
         let out = ByteTile(rect: rect, base: base, stride: d.rowBytes / bpp, channels: bpp)
         // Opaque in, opaque out: straight and premultiplied are the same bytes.
+        if picksBytes { return try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch) }
         if useLinearBytes { return try kernel.applyLinear(input: src.byteTile, output: out, scratch: w.scratch) }
         if useEncodedBytes { return try kernel.applyEncodedBytes(input: src.byteTile, output: out, scratch: w.scratch) }
         if kind == .gray { return try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch) }
@@ -127,6 +143,13 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     }
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
+        if kind == .byte && picksBytes && input.extent.isInfinite {
+            let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: true), .byte, w)
+            let out = w.buffer(.byte, rect)
+            defer { w.scratch.releaseAll() }
+            try kernel.apply(input: src.byteTile, output: out.byteTile, scratch: w.scratch)
+            return out
+        }
         let roi = kernel.regionOfInterest(for: rect, bytes: useBytes)
         let src = try input.produce(roi, inputKind, w)
         let out = w.buffer(natural, rect)
