@@ -49,12 +49,14 @@
     /// `decode[byte]` (256 words) instead of byte x 256, and each output byte `encode[word]` (65536
     /// bytes) instead of the word's high byte; alpha is 255.
     ///
-    /// With `sharpen` k > 0 (no interpolated rows) each blurred word b becomes the sharpened
-    /// i + k (i − b + `blurOffset`) + `outputOffset`, i the input's word at the same pixel
-    /// (`_unsharpWords`); with `sharpenLuminance`, i + k L(i − b + blurOffset) + outputOffset on R,
-    /// G, B, L the Rec. 709 luminance weights (`_sharpenLuminanceWords`). `blurOffset` is what the
-    /// passes' words carry above the value (their rounding less their expected truncation);
-    /// `outputOffset` what the encoding expects the result to carry.
+    /// With `detail` 1...3 (no interpolated rows) each blurred word b is combined with i, the
+    /// input's word at the same pixel, before the encoding, b' = b − `blurOffset` being the blur:
+    /// 1, unsharp: i + k (i − b') + `outputOffset` (`_unsharpWords`); 2, luminance detail:
+    /// i + k L(i − b') + outputOffset on R, G, B, L the Rec. 709 luminance weights
+    /// (`_sharpenLuminanceWords`); 3, shrunk detail: b' + k shrink(i − b', t) + outputOffset,
+    /// shrink(d, t) = max(d − t, 0) + min(d + t, 0) (`_shrinkWords`). k is `detailAmount`, t
+    /// `detailThreshold`. `blurOffset` is what the passes' words carry above the value (their
+    /// rounding less their expected truncation); `outputOffset` what the encoding expects.
     @inline(never)
     public func _gaussianTileAVX512(
         input: UnsafeRawPointer, inputStride: Int, output: UnsafeMutableRawPointer, outputStride: Int,
@@ -63,7 +65,7 @@
         interpolatingRows: Bool, oddFirstRow: Bool,
         scratch: UnsafeMutablePointer<UInt16>,
         decode: UnsafePointer<UInt16>? = nil, encode: UnsafePointer<UInt8>? = nil,
-        sharpen: Float = 0, sharpenLuminance: Bool = false, blurOffset: Int = 0, outputOffset: Int = 0
+        detail: Int = 0, detailAmount: Float = 0, detailThreshold: Float = 0, blurOffset: Int = 0, outputOffset: Int = 0
     ) {
         let weights = UnsafeMutableRawPointer(scratch), tables = weights + 64 &* (r &+ 1)
         var k = 1
@@ -117,14 +119,16 @@
                 _horizontalWords(
                     vertical + (y &* rowBytes &+ 2 &* r &* words), step: words, radius: r, centre: centre,
                     weights: w, count: count, into: line)
-                if sharpen > 0 {
+                if detail != 0 {
                     // The input's words of this row's pixels: row y + r, from pixel r.
                     let own = UnsafeRawPointer(source + ((y &+ r) &* rowBytes &+ 2 &* r &* words))
                     let blur = Float(blurOffset), out = Float(outputOffset)
-                    if sharpenLuminance {
-                        _sharpenLuminanceWords(line, own: own, pixels: width, words: words, amount: sharpen, blurOffset: blur, outputOffset: out)
+                    if detail == 2 {
+                        _sharpenLuminanceWords(line, own: own, pixels: width, words: words, amount: detailAmount, blurOffset: blur, outputOffset: out)
+                    } else if detail == 3 {
+                        _shrinkWords(line, own: own, count: count, amount: detailAmount, threshold: detailThreshold, blurOffset: blur, outputOffset: out)
                     } else {
-                        _unsharpWords(line, own: own, count: count, amount: sharpen, blurOffset: blur, outputOffset: out)
+                        _unsharpWords(line, own: own, count: count, amount: detailAmount, blurOffset: blur, outputOffset: out)
                     }
                 }
                 if let encode {
@@ -185,6 +189,29 @@
             // Multiply and add apart (no fused multiply-add): the baseline's roundings exactly.
             let sharp = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(k, _mm512_add_ps(_mm512_sub_ps(own32, blur32), off)), own32), out)
             let words = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(sharp), low), high)
+            line.storeBytes(of: _mm512_cvtepi32_epi16(words), toByteOffset: i, as: __m256i.self)
+            i &+= 32
+        }
+    }
+
+    /// b = (b − blurOffset) + k shrink(i − (b − blurOffset), t) + outputOffset for `count` words,
+    /// shrink(d, t) = max(d − t, 0) + min(d + t, 0); rounded, within 0...65535.
+    @inline(__always)
+    private func _shrinkWords(
+        _ line: UnsafeMutableRawPointer, own: UnsafeRawPointer, count: Int, amount: Float, threshold: Float, blurOffset: Float,
+        outputOffset: Float
+    ) {
+        let k = _mm512_set1_ps(amount), t = _mm512_set1_ps(threshold), off = _mm512_set1_ps(blurOffset)
+        let out = _mm512_set1_ps(outputOffset), zero = _mm512_setzero_ps()
+        let low = _mm512_setzero_si512(), high = _mm512_set1_epi32(65535)
+        var i = 0
+        while i < 2 &* count {
+            let own32 = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(own.loadUnaligned(fromByteOffset: i, as: __m256i.self)))
+            let blur32 = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(UnsafeRawPointer(line).loadUnaligned(fromByteOffset: i, as: __m256i.self)))
+            let b = _mm512_sub_ps(blur32, off), d = _mm512_sub_ps(own32, b)
+            let shrunk = _mm512_add_ps(_mm512_max_ps(_mm512_sub_ps(d, t), zero), _mm512_min_ps(_mm512_add_ps(d, t), zero))
+            let result = _mm512_add_ps(_mm512_add_ps(b, _mm512_mul_ps(k, shrunk)), out)
+            let words = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(result), low), high)
             line.storeBytes(of: _mm512_cvtepi32_epi16(words), toByteOffset: i, as: __m256i.self)
             i &+= 32
         }

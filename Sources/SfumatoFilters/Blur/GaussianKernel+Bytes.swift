@@ -72,7 +72,7 @@ extension _GaussianKernel {
         func applyAVX512(
             input: ByteTile, output: ByteTile, scratch: TileScratch,
             linear: (decode: UnsafePointer<UInt16>, encode: UnsafePointer<UInt8>)? = nil,
-            sharpen: _SharpenKernel.Words? = nil
+            detail: _DetailKernel.Words? = nil
         ) {
             let out = output.rect, r = radius, bpp = input.channels
             let fixed = fixedWeights
@@ -89,8 +89,8 @@ extension _GaussianKernel {
                 dropAlpha: bpp == 4 && keepsOpaque, radius: r, centre: fixed[0], pairs: pairs,
                 interpolatingRows: interpolatesRows, oddFirstRow: out.y & 1 == 1,
                 scratch: scratch.buffer(of: UInt16.self, count: words), decode: linear?.decode, encode: linear?.encode,
-                sharpen: sharpen?.amount ?? 0, sharpenLuminance: sharpen?.luminance ?? false,
-                blurOffset: sharpen?.blurOffset ?? 0, outputOffset: sharpen?.outputOffset ?? 0)
+                detail: detail?.mode ?? 0, detailAmount: detail?.amount ?? 0, detailThreshold: detail?.threshold ?? 0,
+                blurOffset: detail?.blurOffset ?? 0, outputOffset: detail?.outputOffset ?? 0)
         }
     #endif
 }

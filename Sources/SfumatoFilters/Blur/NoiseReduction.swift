@@ -22,7 +22,6 @@ public struct NoiseReduction: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
-        if false { return image }
         return _withBlur(image, sigma: 1, .shrink(threshold: Float(noiseLevel), sharpen: Float(sharpness)), name: Self.descriptor.name)
     }
 }

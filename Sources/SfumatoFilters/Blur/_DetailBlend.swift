@@ -64,9 +64,10 @@ struct _DetailBlend: BlendKernel {
 }
 
 /// The image blended with its clamped-edge Gaussian blur of `sigma` by `rule` (the extent kept):
-/// the sharpeners below σ 4 as one fused kernel (``_SharpenKernel``), the rest as two nodes.
+/// below σ 4 the sharpeners and noise reduction as one fused kernel (``_DetailKernel``), the
+/// rest as two nodes.
 func _withBlur(_ image: Image, sigma: Double, _ rule: _DetailBlend.Rule, name: String) -> Image {
-    if let fused = _SharpenKernel(sigma: sigma, rule: rule, name: name), fused.supportsEncodedBytes {
+    if let fused = _DetailKernel(sigma: sigma, rule: rule, name: name), fused.supportsEncodedBytes {
         return _withEdges(image, .clamp) { $0.applying(fused) }
     }
     let blurred = GaussianBlur(radius: sigma, edges: .clamp).apply(to: image)

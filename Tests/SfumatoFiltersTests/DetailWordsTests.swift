@@ -5,17 +5,18 @@ import SfumatoFilters
 import SfumatoTestSupport
 import Testing
 
-/// The sharpeners (CIUnsharpMask, CISharpenLuminance) below σ 4 run as one kernel whose 8-bit
-/// variants work on the Gaussian's 16-bit words and add the detail back before encoding, in
-/// linear light and on encoded values, wherever their error bound allows (k (r + 1½) + 1 words
-/// below 19 in linear light, below 128 on encoded values). The promise is the float route's byte
+/// The filters that add detail back to a Gaussian below σ 4 (CIUnsharpMask, CISharpenLuminance,
+/// CINoiseReduction) run as one kernel whose 8-bit variants work on the Gaussian's 16-bit words
+/// and combine them with the pixel's own before encoding, in linear light and on encoded values,
+/// wherever the rule's error bound allows (below 19 words in linear light, below 128 on encoded
+/// values). The promise is the float route's byte
 /// or its neighbour, on photos, the darkest levels, hard edges and every level, whole and in
 /// small tiles. Measured: at most 1 level everywhere; on photos, in linear light 0.2...0.6 % of
 /// bytes differ at the default amounts and 1.8 % at k 1.8 (allowed: 3 %); on encoded values
 /// 0.1...0.3 % at the default amounts (allowed: 1 %) and 1.4...3 % at amounts near 10, where the
 /// bound nears half a level (allowed: 5 %).
-@Suite("The sharpeners on 16-bit words against the float route", .serialized)
-struct SharpenWordsTests {
+@Suite("Blur and detail in one pass on 16-bit words against the float route", .serialized)
+struct DetailWordsTests {
     /// (filter, what) pairs within the linear-light bound, up to its edge.
     static let linearCases: [(any Filter, String)] = [
         (UnsharpMask(radius: 0.5, intensity: 0.5), "unsharp 0.5, 0.5"),
@@ -23,7 +24,10 @@ struct SharpenWordsTests {
         (UnsharpMask(radius: 2.5, intensity: 1.8), "unsharp 2.5, 1.8 (bound 18.1 words)"),
         (UnsharpMask(radius: 3.99, intensity: 1.3), "unsharp 3.99, 1.3 (bound 18.6 words)"),
         (SharpenLuminance(sharpness: 0.4, radius: 1.69), "sharpen luminance 0.4, 1.69"),
-        (SharpenLuminance(sharpness: 1.3, radius: 3), "sharpen luminance 1.3, 3")
+        (SharpenLuminance(sharpness: 1.3, radius: 3), "sharpen luminance 1.3, 3"),
+        (NoiseReduction(noiseLevel: 0.02, sharpness: 0.4), "noise reduction 0.02, 0.4"),
+        (NoiseReduction(noiseLevel: 0, sharpness: 0.4), "noise reduction 0, 0.4"),
+        (NoiseReduction(noiseLevel: 0.1, sharpness: 2), "noise reduction 0.1, 2 (bound 18 words)")
     ]
 
     @Test("linear light: within one level of the float route, whole and in small tiles")
@@ -43,7 +47,9 @@ struct SharpenWordsTests {
             (UnsharpMask(radius: 2.5, intensity: 10), "unsharp 2.5, 10 (bound 96 units)", 0.05),
             (UnsharpMask(radius: 3.99, intensity: 9), "unsharp 3.99, 9 (bound 122.5 units)", 0.05),
             (SharpenLuminance(sharpness: 0.4, radius: 1.69), "sharpen luminance 0.4, 1.69", 0.01),
-            (SharpenLuminance(sharpness: 6, radius: 2), "sharpen luminance 6, 2", 0.05)
+            (SharpenLuminance(sharpness: 6, radius: 2), "sharpen luminance 6, 2", 0.05),
+            (NoiseReduction(noiseLevel: 0.02, sharpness: 0.4), "noise reduction 0.02, 0.4", 0.01),
+            (NoiseReduction(noiseLevel: 0.05, sharpness: 10), "noise reduction 0.05, 10 (bound 54 units)", 0.05)
         ]
         for (filter, what, maximumDiffering) in cases {
             for (imageName, bitmap) in LinearBytesTests.images {
@@ -77,7 +83,9 @@ struct SharpenWordsTests {
 
     @Test("the AVX-512 tile gives the baseline's bytes in both spaces; a streamed JPEG the bitmap's")
     func routes() throws {
-        let filters: [any Filter] = [UnsharpMask(radius: 2.5, intensity: 1.5), SharpenLuminance(sharpness: 1, radius: 2)]
+        let filters: [any Filter] = [
+            UnsharpMask(radius: 2.5, intensity: 1.5), SharpenLuminance(sharpness: 1, radius: 2), NoiseReduction(noiseLevel: 0.03, sharpness: 1)
+        ]
         for filter in filters {
             for space in [WorkingSpace.linear, .none] {
                 for (imageName, bitmap) in LinearBytesTests.images {
@@ -107,6 +115,8 @@ struct SharpenWordsTests {
         // Past the encoded bound: the Gaussian and the blend as two nodes.
         let strongest = UnsharpMask(radius: 3.99, intensity: 10).apply(to: photo)
         #expect(!(try encoded.explain(strongest)).contains("in one pass"))
+        let noisy = NoiseReduction(noiseLevel: 0.02, sharpness: 3).apply(to: photo)
+        #expect(!(try linear.explain(noisy)).contains("16-bit words"))
         // A translucent image: floats.
         let translucent = UnsharpMask(radius: 2, intensity: 0.5).apply(to: Image(bitmap: Photos.alphaNoise))
         #expect(!(try linear.explain(translucent)).contains("16-bit words"))

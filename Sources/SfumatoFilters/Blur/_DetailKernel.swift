@@ -3,27 +3,31 @@ import SfumatoCore
     import SfumatoAVX512
 #endif
 
-/// The sharpeners (unsharp mask, sharpen luminance) as one kernel: the Gaussian and the detail
-/// rule in one pass, for the Gaussian's separable range (σ below 4).
+/// The image and its Gaussian (σ below 4, the separable range) in one pass, for the filters that
+/// add detail back: the unsharp mask, sharpen luminance and noise reduction.
 ///
 /// On float tiles it is the Gaussian then ``_DetailBlend``'s rule: the floats of the two as
 /// separate nodes. On opaque 8-bit tiles going straight to an 8-bit destination it works on the
 /// Gaussian's 16-bit words, in linear light (bytes decoded through ``_LinearWords``) or on encoded
-/// values (byte x 256), and adds the detail to each word before encoding it, so a default-path
-/// unsharp mask costs about a Gaussian. 8-bit intermediates would clip what the sharpeners push
-/// past 0...1 before a later filter saw it: other consumers read float tiles.
+/// values (byte x 256), and combines each word with the pixel's own before encoding it, so such
+/// a filter costs about a Gaussian on the default path. 8-bit intermediates would clip what
+/// these rules push past 0...1 before a later filter saw it: other consumers read float tiles.
 ///
 /// Within a level of the float route while the words' error stays below a level's step: the
 /// blurred word is within r + 1 units of its exact value once the passes' expected truncation
-/// is taken off (``_GaussianKernel/linearOffset``), the pixel's own decoded word within ½, so the
-/// sharpened word is within ½ + k (r + 1½) + ½ (k the amount; the luminance weights sum to 1).
-/// In linear light that must stay below 19 units (a dark level is 19.8); on encoded values below
-/// 128 (half a level, the result rounded once). Beyond that the filters keep the two nodes.
-struct _SharpenKernel: NeighborhoodKernel {
-    /// What the word passes do with the blurred words (see `_gaussianTileAVX512`).
+/// is taken off (``_GaussianKernel/linearOffset``), the pixel's own decoded word within ½. The
+/// sharpeners' result I + k (I − B) is then within ½ + k (r + 1½) + ½ (the luminance weights sum
+/// to 1); noise reduction's B + m shrink(I − B, t), shrink 1-Lipschitz, within
+/// (r + 1)(1 + m) + ½ m + ½. In linear light that must stay below 19 units (a dark level is
+/// 19.8); on encoded values below 128 (half a level, the result rounded once). Beyond that the
+/// filters keep the two nodes.
+struct _DetailKernel: NeighborhoodKernel {
+    /// What the word passes do with the blurred words (see `_gaussianTileAVX512`'s `detail`).
     struct Words {
+        /// 1 unsharp, 2 luminance detail, 3 shrunk detail.
+        let mode: Int
         let amount: Float
-        let luminance: Bool
+        let threshold: Float
         let blurOffset: Int
         let outputOffset: Int
     }
@@ -31,28 +35,35 @@ struct _SharpenKernel: NeighborhoodKernel {
     let blur: _GaussianKernel
     let rule: _DetailBlend.Rule
     let name: String
+    /// The word passes' mode (see ``Words``), its factor (k, or m = 1 + sharpness) and threshold
+    /// as a fraction of 1.
+    let mode: Int
     let amount: Float
-    let luminance: Bool
+    let threshold: Float
 
     /// The fused kernel for `rule` over a Gaussian of `sigma`, or nil where the words would not
-    /// do (σ 4 and up, a rule other than the sharpeners').
+    /// do (σ 4 and up; bloom and gloom, which have 8-bit tables of their own).
     init?(sigma: Double, rule: _DetailBlend.Rule, name: String) {
         let blur = _GaussianKernel(sigma: sigma)
         guard blur.supportsLinearBytes else { return nil }
         switch rule {
-        case .unsharp(let k): (amount, luminance) = (k, false)
-        case .luminance(let k): (amount, luminance) = (k, true)
-        case .shrink, .bloom, .gloom: return nil
+        case .unsharp(let k): (mode, amount, threshold) = (1, k, 0)
+        case .luminance(let k): (mode, amount, threshold) = (2, k, 0)
+        case .shrink(let t, let k): (mode, amount, threshold) = (3, 1 + k, t)
+        case .bloom, .gloom: return nil
         }
         self.blur = blur
         self.rule = rule
         self.name = name
     }
 
-    /// The bound on the sharpened words' error, in units (see the type's comment).
-    var errorWords: Double { 1 + Double(amount) * (Double(blur.radius) + 1.5) }
+    /// The bound on the combined words' error, in units (see the type's comment).
+    var errorWords: Double {
+        let k = Double(amount), r = Double(blur.radius)
+        return mode == 3 ? (r + 1) * (1 + k) + k / 2 + 0.5 : 1 + k * (r + 1.5)
+    }
 
-    var detail: String { "the Gaussian (\(blur.detail)) and the detail added back in one pass" }
+    var detail: String { "the Gaussian (\(blur.detail)) and the detail rule in one pass" }
     var supportsLinearBytes: Bool { errorWords < 19 }
     var supportsEncodedBytes: Bool { errorWords < 128 }
 
@@ -79,8 +90,8 @@ struct _SharpenKernel: NeighborhoodKernel {
     func applyEncodedBytes(input: ByteTile, output: ByteTile, scratch: TileScratch) throws {
         // Words are byte x 256; the result is rounded to its high byte (+128).
         try applyWords(
-            input: input, output: output, scratch: scratch, decode: _SharpenKernel.byteWords,
-            encode: _SharpenKernel.highBytes, blurOffset: blur.linearOffset, outputOffset: _LinearWords.rounding, linear: false)
+            input: input, output: output, scratch: scratch, decode: _DetailKernel.byteWords,
+            encode: _DetailKernel.highBytes, blurOffset: blur.linearOffset, outputOffset: _LinearWords.rounding, linear: false)
     }
 
     /// k x 256 for each byte k (written once, read only after).
@@ -101,17 +112,19 @@ struct _SharpenKernel: NeighborhoodKernel {
         input: ByteTile, output: ByteTile, scratch: TileScratch, decode: UnsafePointer<UInt16>, encode: UnsafePointer<UInt8>,
         blurOffset: Int, outputOffset: Int, linear: Bool
     ) throws {
-        precondition(input.channels == 4 && output.channels == 4, "the sharpeners' 8-bit tiles are RGBA")
+        precondition(input.channels == 4 && output.channels == 4, "the detail kernel's 8-bit tiles are RGBA")
+        // The threshold in words: 1.0 is 65280 in both spaces.
+        let t = threshold * Float(_LinearWords.one)
         #if arch(x86_64)
             if CPUFeatures.wideVectors {
-                let words = Words(amount: amount, luminance: luminance, blurOffset: blurOffset, outputOffset: outputOffset)
+                let words = Words(mode: mode, amount: amount, threshold: t, blurOffset: blurOffset, outputOffset: outputOffset)
                 // On encoded values the tile's own byte conversions are the identity table's.
                 return blur.applyAVX512(
-                    input: input, output: output, scratch: scratch, linear: linear ? (decode, encode) : nil, sharpen: words)
+                    input: input, output: output, scratch: scratch, linear: linear ? (decode, encode) : nil, detail: words)
             }
         #endif
         // The baseline: the Gaussian's word passes (GaussianKernel+Linear.swift), then per
-        // pixel the detail added back, then the encoding.
+        // pixel the rule, then the encoding; the AVX-512 tile's arithmetic in the same order.
         let out = output.rect, r = blur.radius, fixed = blur.fixedWeights
         let centre = SIMD8<UInt16>(repeating: fixed[0])
         let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
@@ -125,7 +138,8 @@ struct _SharpenKernel: NeighborhoodKernel {
         }
         let mid = scratch.buffer(of: UInt16.self, count: span + 16)
         let line = scratch.buffer(of: UInt16.self, count: 4 * out.width + 8)
-        let k = amount, blurShift = Float(blurOffset), outShift = Float(outputOffset)
+        let k = amount, blurShift = Float(blurOffset), outShift = SIMD4<Float>(repeating: Float(outputOffset))
+        let zero = SIMD4<Float>(repeating: 0), tt = SIMD4<Float>(repeating: t)
         // Ties to even, as the AVX-512 tile's conversions round.
         @inline(__always) func word(_ v: Float) -> Int { Int(min(max(v.rounded(.toNearestOrEven), 0), 65535)) }
         for y in 0..<out.height {
@@ -135,17 +149,22 @@ struct _SharpenKernel: NeighborhoodKernel {
             for p in 0..<out.width {
                 let i = SIMD4<Float>(Float(own[4 * p]), Float(own[4 * p + 1]), Float(own[4 * p + 2]), 0)
                 let b = SIMD4<Float>(Float(line[4 * p]), Float(line[4 * p + 1]), Float(line[4 * p + 2]), 0)
-                let detail = i - b + blurShift
-                let sharp: SIMD4<Float>
-                if luminance {
-                    let l = 0.2125 * detail.x + 0.7154 * detail.y + 0.0721 * detail.z
-                    sharp = i + (k * l + outShift)
-                } else {
-                    sharp = i + k * detail + outShift
+                let result: SIMD4<Float>
+                switch mode {
+                case 2:
+                    let d = i - b + blurShift
+                    let l = 0.2125 * d.x + 0.7154 * d.y + 0.0721 * d.z
+                    result = i + (k * l + outShift)
+                case 3:
+                    let blurred = b - blurShift, d = i - blurred
+                    let shrunk = pointwiseMax(d - tt, zero) + pointwiseMin(d + tt, zero)
+                    result = blurred + k * shrunk + outShift
+                default:
+                    result = i + k * (i - b + blurShift) + outShift
                 }
-                o[4 * p] = encode[word(sharp.x)]
-                o[4 * p + 1] = encode[word(sharp.y)]
-                o[4 * p + 2] = encode[word(sharp.z)]
+                o[4 * p] = encode[word(result.x)]
+                o[4 * p + 1] = encode[word(result.y)]
+                o[4 * p + 2] = encode[word(result.z)]
                 o[4 * p + 3] = 255
             }
         }
