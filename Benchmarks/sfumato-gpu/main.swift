@@ -155,7 +155,41 @@ func check(_ photo: Image) throws -> Bool {
         refused = refused && (try? auto.render(try histogram.stages(unaligned, auto))) != nil
         print("\(histogram.name), 64 MiB: \(refused ? "ok (refused on the GPU, rendered by .auto on the CPU)" : "FAIL")")
     }
-    return whole && banded && short && bounded && refused
+    return whole && banded && short && bounded && refused && checkSink(photo)
+}
+
+/// A render to a strip-encoding sink from the GPU: its strips are encoded on every core and
+/// taken in order, the bytes the CPU route writes to memory.
+func checkSink(_ photo: Image) -> Bool {
+    final class Reversing: StripEncodingSink {
+        let stripRowMultiple = 16
+        var data: [UInt8] = []
+        var strips: [Int] = []
+        var rowWrites = 0
+        func write(rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws { rowWrites += 1 }
+        // An encoding that loses nothing and cannot pass for the rows: the bytes reversed.
+        func encode(strip index: Int, rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws -> [UInt8] {
+            UnsafeRawBufferPointer(start: rows, count: rowBytes * count).reversed()
+        }
+        func write(encoded: [UInt8], strip index: Int, count: Int) throws {
+            strips.append(index)
+            data += encoded.reversed()
+        }
+    }
+    do {
+        let recipe = try FilterRegistry.make("gaussian-blur", values: ["radius": .number(2)]).apply(to: photo)
+        let cpu = try RenderContext(options: .init(workingSpace: .none)).render(recipe)
+        let sink = Reversing()
+        let gpu = RenderContext(options: .init(workingSpace: .none, device: .cuda))
+        try gpu.render(recipe, rect: recipe.extent, to: sink)
+        let same = sink.data == Array(UnsafeRawBufferPointer(start: cpu.baseAddress, count: cpu.byteCount))
+        let ok = same && sink.rowWrites == 0 && sink.strips == Array(0..<sink.strips.count) && sink.strips.count > 1
+        print("gaussian 2 to a strip-encoding sink: \(sink.strips.count) strips in order, \(ok ? "ok" : "FAIL")")
+        return ok
+    } catch {
+        print("gaussian 2 to a strip-encoding sink: FAIL \(error)")
+        return false
+    }
 }
 
 func check(_ photo: Image, label: String, limit: Int? = nil, including: (Case) -> Bool = { _ in true }) -> Bool {

@@ -157,6 +157,16 @@ struct RenderTests {
         #expect(sink.strips.dropLast().allSatisfy { $0.count == 10 }, "strips of 7 rows rounded up to 10")
         #expect(sink.strips.reduce(0) { $0 + $1.count } == recipe.extent.height && sink.encodings == sink.strips.count)
         #expect(sink.data == Array(UnsafeRawBufferPointer(start: memory.baseAddress, count: memory.byteCount)))
+        // A finished bitmap's rows (as the GPU route hands them over) take the same way.
+        let again = Reverse()
+        try context(strip: 7, threads: 3).write(memory, to: again)
+        #expect(again.strips.map(\.index) == Array(0..<again.strips.count) && again.strips.count > 3)
+        #expect(again.strips.dropLast().allSatisfy { $0.count == 10 } && again.encodings == again.strips.count)
+        #expect(again.data == sink.data)
+        // One thread: the same strips, one after the other.
+        let one = Reverse()
+        try context(strip: 7, threads: 1).write(memory, to: one)
+        #expect(one.data == sink.data && one.strips.map(\.index) == Array(0..<one.strips.count))
     }
 
     @Test("a streamed source renders like the same pixels in memory, also when read out of order")

@@ -48,12 +48,8 @@ extension RenderContext {
             else {
                 return false
             }
-            var y = 0
-            while y < route.height {
-                let n = min(options.tileHeight, route.height - y)
-                try sink.write(rows: host + y * rowBytes, rowBytes: rowBytes, count: n)
-                y += n
-            }
+            // A strip-encoding sink (a JPEG in bands) encodes on every core.
+            try deliver(rows: host, rowBytes: rowBytes, height: route.height, to: sink)
             return true
         }
     }
