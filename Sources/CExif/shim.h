@@ -4,6 +4,7 @@
 // (the orientation, once applied, and the pixel dimensions) set right. All parsing and writing is
 // libexif's; this only puts its calls in order.
 #include <libexif/exif-data.h>
+#include <libexif/exif-mnote-data.h>
 #include <libexif/exif-utils.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,11 @@ static inline unsigned char *sf_exif_rewrite(const unsigned char *data, unsigned
     exif_data_unset_option(ed, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
     exif_data_load_data(ed, data, size);
     if (!ed->ifd[EXIF_IFD_0] || ed->ifd[EXIF_IFD_0]->count == 0) { exif_data_unref(ed); return NULL; }
+    // A maker note libexif took for its maker's but read nothing from would be written back as
+    // its (empty) reading: keep its bytes as they came instead. One it read is written back from
+    // its entries, with the offsets inside it fixed for where it now lands.
+    ExifMnoteData *note = exif_data_get_mnote_data(ed);
+    if (note && exif_mnote_data_count(note) == 0) exif_data_set_option(ed, EXIF_DATA_OPTION_DONT_CHANGE_MAKER_NOTE);
     sf_exif_set_number(ed, EXIF_IFD_0, EXIF_TAG_ORIENTATION, 1);
     sf_exif_set_number(ed, EXIF_IFD_EXIF, EXIF_TAG_PIXEL_X_DIMENSION, width);
     sf_exif_set_number(ed, EXIF_IFD_EXIF, EXIF_TAG_PIXEL_Y_DIMENSION, height);

@@ -158,7 +158,8 @@ static inline int sf_tiff_set_from_exif(TIFF *out, const unsigned char *data, un
         TIFFDataType type = TIFFFieldDataType(f);
         unsigned long n = e->components;
         if (type == TIFF_ASCII) {
-            if (e->format != EXIF_FORMAT_ASCII) continue;
+            // Text, also where a camera stored it as bytes (up to the first NUL, as text ends).
+            if (e->format != EXIF_FORMAT_ASCII && e->format != EXIF_FORMAT_BYTE && e->format != EXIF_FORMAT_UNDEFINED) continue;
             char *text = (char *)calloc(1, e->size + 1);
             if (!text) continue;
             memcpy(text, e->data, e->size);

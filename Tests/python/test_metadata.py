@@ -115,3 +115,26 @@ def test_every_format_keeps_what_it_can_hold(sfumato, tmp_path):
                 assert not {700, 34675, 34665, 271, 272} & set(image.tag_v2)  # TIFF's metadata is its own tags
             else:
                 assert not image.getexif(), ext
+
+
+def test_maker_notes_and_lens_tags_survive(sfumato, tmp_path):
+    """A maker note is the camera's own block: kept byte for byte, also under a make libexif knows
+    (Canon) when it cannot read the note, and under one it does not; the EXIF 2.3 lens tags too,
+    in every format that carries EXIF (TIFF through libtiff's EXIF directory)."""
+    note = b"\x01\x02\x03 private maker data \xff\x00\x10"
+    for make in ("Canon", "Sfumato Camera Co."):
+        source = tmp_path / "camera.jpg"
+        exif = Image.Exif()
+        exif[0x010F] = make
+        sub = exif.get_ifd(0x8769)
+        sub[0x927C] = note                      # MakerNote
+        sub[0xA433] = "Sfumato Optics"          # LensMake
+        sub[0xA434] = "50mm F1.8"               # LensModel
+        Image.open(PHOTOS / "rocket.jpg").save(source, quality=90, exif=exif)
+        for suffix in ("jpg", "png", "webp", "tif"):
+            out = tmp_path / f"out.{suffix}"
+            run(sfumato, "apply", source, "-o", out)
+            with Image.open(out) as image:
+                sub = image.getexif().get_ifd(0x8769)
+                assert sub.get(0x927C) == note, f"{make} to {suffix}: maker note {sub.get(0x927C)!r}"
+                assert sub.get(0xA433) == "Sfumato Optics" and sub.get(0xA434) == "50mm F1.8", f"{make} to {suffix}"
