@@ -23,12 +23,30 @@ extension _GaussianKernel {
         precondition(input.channels == 4 && output.channels == 4, "linear-light tiles are RGBA")
         let words = _LinearWords.shared
         let decode = words.decode, encode = words.encode(offset: linearOffset)
-        let out = output.rect, r = radius, fixed = fixedWeights
         #if arch(x86_64)
             if CPUFeatures.wideVectors { return applyAVX512(input: input, output: output, scratch: scratch, linear: (UnsafePointer(decode), encode)) }
         #endif
-        // The baseline: every input row decoded to words once, then per output row the vertical
-        // pass, the horizontal pass and the encoding, the same arithmetic as the AVX-512 tile.
+        // The baseline: the same arithmetic as the AVX-512 tile.
+        _baselineWordRows(input: input, output: output.rect, scratch: scratch, decode: UnsafePointer(decode)) { y, line, _ in
+            let o = output.row(y)
+            for p in 0..<output.rect.width {
+                o[4 * p] = encode[Int(line[4 * p])]
+                o[4 * p + 1] = encode[Int(line[4 * p + 1])]
+                o[4 * p + 2] = encode[Int(line[4 * p + 2])]
+                o[4 * p + 3] = 255
+            }
+        }
+    }
+
+    /// The baseline's word passes over a tile: every input row decoded to words through `decode`
+    /// once, then per output row the vertical pass, the horizontal pass, and `row(y, blurred,
+    /// own)` with output row y's blurred RGBA words (the rounding constant included) and the
+    /// input's own words at the same pixels.
+    func _baselineWordRows(
+        input: ByteTile, output out: Rect, scratch: TileScratch, decode: UnsafePointer<UInt16>,
+        _ row: (Int, UnsafeMutablePointer<UInt16>, UnsafeMutablePointer<UInt16>) -> Void
+    ) {
+        let r = radius, fixed = fixedWeights
         let centre = SIMD8<UInt16>(repeating: fixed[0])
         let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
         for k in 1...r { pairs[k] = SIMD8(repeating: UInt16(min(65535, 2 * Int(fixed[k])))) }
@@ -44,19 +62,13 @@ extension _GaussianKernel {
         for y in 0..<out.height {
             _verticalWordPass(decoded + (y + r) * pitch, pitch: pitch, radius: r, centre: centre, pairs: pairs, count: span, into: mid)
             _horizontalWordPass(mid + 4 * r, radius: r, centre: centre, pairs: pairs, count: 4 * out.width, into: line)
-            let o = output.row(out.y + y)
-            for p in 0..<out.width {
-                o[4 * p] = encode[Int(line[4 * p])]
-                o[4 * p + 1] = encode[Int(line[4 * p + 1])]
-                o[4 * p + 2] = encode[Int(line[4 * p + 2])]
-                o[4 * p + 3] = 255
-            }
+            row(out.y + y, line, decoded + (y + r) * pitch + 4 * r)
         }
     }
 }
 
 /// The vertical pass on words: centre row `c`, rows `pitch` words apart, `count` words.
-func _verticalWordPass(
+private func _verticalWordPass(
     _ c: UnsafeMutablePointer<UInt16>, pitch: Int, radius r: Int, centre: SIMD8<UInt16>,
     pairs: UnsafeMutablePointer<SIMD8<UInt16>>, count: Int, into d: UnsafeMutablePointer<UInt16>
 ) {
@@ -71,7 +83,7 @@ func _verticalWordPass(
 }
 
 /// The horizontal pass on RGBA words, with the rounding constant: taps 4 words (a pixel) apart.
-func _horizontalWordPass(
+private func _horizontalWordPass(
     _ m: UnsafeMutablePointer<UInt16>, radius r: Int, centre: SIMD8<UInt16>,
     pairs: UnsafeMutablePointer<SIMD8<UInt16>>, count: Int, into d: UnsafeMutablePointer<UInt16>
 ) {

@@ -123,30 +123,15 @@ struct _DetailKernel: NeighborhoodKernel {
                     input: input, output: output, scratch: scratch, linear: linear ? (decode, encode) : nil, detail: words)
             }
         #endif
-        // The baseline: the Gaussian's word passes (GaussianKernel+Linear.swift), then per
-        // pixel the rule, then the encoding; the AVX-512 tile's arithmetic in the same order.
-        let out = output.rect, r = blur.radius, fixed = blur.fixedWeights
-        let centre = SIMD8<UInt16>(repeating: fixed[0])
-        let pairs = scratch.buffer(of: SIMD8<UInt16>.self, count: r + 1)
-        for k in 1...r { pairs[k] = SIMD8(repeating: UInt16(min(65535, 2 * Int(fixed[k])))) }
-        let span = 4 * (out.width + 2 * r), inRows = out.height + 2 * r
-        let pitch = (span + 31) & ~31
-        let decoded = scratch.buffer(of: UInt16.self, count: pitch * inRows)
-        for j in 0..<inRows {
-            let s = input.pointer(x: out.x - r, y: out.y - r + j), d = decoded + j * pitch
-            for i in 0..<span { d[i] = decode[Int(s[i])] }
-        }
-        let mid = scratch.buffer(of: UInt16.self, count: span + 16)
-        let line = scratch.buffer(of: UInt16.self, count: 4 * out.width + 8)
+        // The baseline: the Gaussian's word passes, then per pixel the rule, then the encoding;
+        // the AVX-512 tile's arithmetic in the same order.
         let k = amount, blurShift = Float(blurOffset), outShift = SIMD4<Float>(repeating: Float(outputOffset))
         let zero = SIMD4<Float>(repeating: 0), tt = SIMD4<Float>(repeating: t)
         // Ties to even, as the AVX-512 tile's conversions round.
         @inline(__always) func word(_ v: Float) -> Int { Int(min(max(v.rounded(.toNearestOrEven), 0), 65535)) }
-        for y in 0..<out.height {
-            _verticalWordPass(decoded + (y + r) * pitch, pitch: pitch, radius: r, centre: centre, pairs: pairs, count: span, into: mid)
-            _horizontalWordPass(mid + 4 * r, radius: r, centre: centre, pairs: pairs, count: 4 * out.width, into: line)
-            let own = decoded + (y + r) * pitch + 4 * r, o = output.row(out.y + y)
-            for p in 0..<out.width {
+        blur._baselineWordRows(input: input, output: output.rect, scratch: scratch, decode: decode) { y, line, own in
+            let o = output.row(y)
+            for p in 0..<output.rect.width {
                 let i = SIMD4<Float>(Float(own[4 * p]), Float(own[4 * p + 1]), Float(own[4 * p + 2]), 0)
                 let b = SIMD4<Float>(Float(line[4 * p]), Float(line[4 * p + 1]), Float(line[4 * p + 2]), 0)
                 let result: SIMD4<Float>
