@@ -43,6 +43,20 @@ struct _CellMeanKernel: NeighborhoodKernel {
         return origin + (d >= 0 ? d / size : -((-d + size - 1) / size)) * size
     }
 
+    /// Calls `body` with the first pixel of each cell meeting `o` and the rows and columns of `o`
+    /// it covers, cells row by row.
+    func forEachCell(in o: Rect, _ body: (_ cx: Int, _ cy: Int, _ rows: Range<Int>, _ columns: Range<Int>) -> Void) {
+        var cy = cellStart(o.y, y0)
+        while cy < o.maxY {
+            var cx = cellStart(o.x, x0)
+            while cx < o.maxX {
+                body(cx, cy, max(cy, o.y)..<min(cy + size, o.maxY), max(cx, o.x)..<min(cx + size, o.maxX))
+                cx += size
+            }
+            cy += size
+        }
+    }
+
     func regionOfInterest(for output: Rect) -> Rect {
         let x = cellStart(output.x, x0), y = cellStart(output.y, y0)
         let x1 = cellStart(output.maxX - 1, x0) + size, y1 = cellStart(output.maxY - 1, y0) + size
@@ -51,23 +65,17 @@ struct _CellMeanKernel: NeighborhoodKernel {
 
     func apply(input: FloatTile, output out: FloatTile, scratch: TileScratch) throws {
         let o = out.rect
-        var cy = cellStart(o.y, y0)
-        while cy < o.maxY {
-            var cx = cellStart(o.x, x0)
-            while cx < o.maxX {
-                var acc = SIMD4<Double>.zero
-                for y in cy..<(cy + size) {
-                    let src = input.row(y) - input.rect.x
-                    for x in cx..<(cx + size) { acc += SIMD4<Double>(src[x]) }
-                }
-                let mean = SIMD4<Float>(acc / Double(size * size))
-                for y in max(cy, o.y)..<min(cy + size, o.maxY) {
-                    let dst = out.row(y) - o.x
-                    for x in max(cx, o.x)..<min(cx + size, o.maxX) { dst[x] = mean }
-                }
-                cx += size
+        forEachCell(in: o) { cx, cy, rows, columns in
+            var acc = SIMD4<Double>.zero
+            for y in cy..<(cy + size) {
+                let src = input.row(y) - input.rect.x
+                for x in cx..<(cx + size) { acc += SIMD4<Double>(src[x]) }
             }
-            cy += size
+            let mean = SIMD4<Float>(acc / Double(size * size))
+            for y in rows {
+                let dst = out.row(y) - o.x
+                for x in columns { dst[x] = mean }
+            }
         }
     }
 }
@@ -83,34 +91,27 @@ extension _CellMeanKernel {
     func apply(input: ByteTile, output out: ByteTile, scratch: TileScratch) throws {
         let o = out.rect, c = input.channels, n = size * size
         let scale = SIMD4<Float>(repeating: 1 / Float(n))
-        var cy = cellStart(o.y, y0)
-        while cy < o.maxY {
-            var cx = cellStart(o.x, x0)
-            while cx < o.maxX {
-                var acc = SIMD4<Int32>.zero
-                for y in cy..<(cy + size) {
-                    let src = input.pointer(x: cx, y: y)
-                    if c == 4 {
-                        let raw = UnsafeRawPointer(src)
-                        for i in 0..<size { acc &+= _widenedBytes(raw.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt8>.self)) }
-                    } else {
-                        for i in 0..<size { acc.x &+= Int32(src[i]) }
-                    }
+        forEachCell(in: o) { cx, cy, rows, columns in
+            var acc = SIMD4<Int32>.zero
+            for y in cy..<(cy + size) {
+                let src = input.pointer(x: cx, y: y)
+                if c == 4 {
+                    let raw = UnsafeRawPointer(src)
+                    for i in 0..<size { acc &+= _widenedBytes(raw.loadUnaligned(fromByteOffset: 4 * i, as: SIMD4<UInt8>.self)) }
+                } else {
+                    for i in 0..<size { acc.x &+= Int32(src[i]) }
                 }
-                let mean = SIMD4<UInt8>(truncatingIfNeeded: _roundedInts(SIMD4<Float>(acc) * scale))
-                for y in max(cy, o.y)..<min(cy + size, o.maxY) {
-                    let dst = out.pointer(x: max(cx, o.x), y: y)
-                    let count = min(cx + size, o.maxX) - max(cx, o.x)
-                    if c == 4 {
-                        let raw = UnsafeMutableRawPointer(dst)
-                        for i in 0..<count { raw.storeBytes(of: mean, toByteOffset: 4 * i, as: SIMD4<UInt8>.self) }
-                    } else {
-                        dst.update(repeating: mean.x, count: count)
-                    }
-                }
-                cx += size
             }
-            cy += size
+            let mean = SIMD4<UInt8>(truncatingIfNeeded: _roundedInts(SIMD4<Float>(acc) * scale))
+            for y in rows {
+                let dst = out.pointer(x: columns.lowerBound, y: y)
+                if c == 4 {
+                    let raw = UnsafeMutableRawPointer(dst)
+                    for i in 0..<columns.count { raw.storeBytes(of: mean, toByteOffset: 4 * i, as: SIMD4<UInt8>.self) }
+                } else {
+                    dst.update(repeating: mean.x, count: columns.count)
+                }
+            }
         }
     }
 }

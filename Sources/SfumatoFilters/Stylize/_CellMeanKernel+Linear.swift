@@ -14,23 +14,17 @@ extension _CellMeanKernel {
         let words = _LinearWords.shared
         let decode = UnsafePointer(words.decode), encode = words.encode(offset: 0)
         let o = out.rect, scale = SIMD4<Float>(repeating: 1 / Float(size * size))
-        var cy = cellStart(o.y, y0)
-        while cy < o.maxY {
-            var cx = cellStart(o.x, x0)
-            while cx < o.maxX {
-                var acc = SIMD4<Int32>.zero
-                for y in cy..<(cy + size) {
-                    let src = input.pointer(x: cx, y: y)
-                    for i in 0..<size { acc &+= _linearWords(src + 4 * i, decode) }
-                }
-                let mean = _encodedMean(acc, scale, encode)
-                for y in max(cy, o.y)..<min(cy + size, o.maxY) {
-                    let dst = UnsafeMutableRawPointer(out.pointer(x: max(cx, o.x), y: y))
-                    for i in 0..<(min(cx + size, o.maxX) - max(cx, o.x)) { dst.storeBytes(of: mean, toByteOffset: 4 * i, as: UInt32.self) }
-                }
-                cx += size
+        forEachCell(in: o) { cx, cy, rows, columns in
+            var acc = SIMD4<Int32>.zero
+            for y in cy..<(cy + size) {
+                let src = input.pointer(x: cx, y: y)
+                for i in 0..<size { acc &+= _linearWords(src + 4 * i, decode) }
             }
-            cy += size
+            let mean = _encodedMean(acc, scale, encode)
+            for y in rows {
+                let dst = UnsafeMutableRawPointer(out.pointer(x: columns.lowerBound, y: y))
+                for i in 0..<columns.count { dst.storeBytes(of: mean, toByteOffset: 4 * i, as: UInt32.self) }
+            }
         }
     }
 }
