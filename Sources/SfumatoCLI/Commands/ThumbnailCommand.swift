@@ -13,8 +13,8 @@ enum ThumbnailCommand {
 
         Writes a thumbnail of each INPUT (files or folders of JPEG, PNG, WebP, HEIC, AVIF or TIFF), fitting
         inside W x H pixels (never enlarged), or with --crop filling W x H and cut to it, centred.
-        JPEGs are decoded DCT-scaled (1/2, 1/4, 1/8) when that still leaves enough pixels; the rest
-        is Lanczos-3 in linear light. EXIF orientation is applied (and reset to 1), colour profiles
+        JPEGs are decoded DCT-scaled (1/2, 1/4, 1/8) where that still leaves 1.5 times the output's
+        pixels; the rest is Lanczos-3 in linear light. EXIF orientation is applied (and reset to 1), colour profiles
         are converted to sRGB, EXIF and XMP are kept (--strip drops them).
 
         options:
