@@ -1,4 +1,7 @@
 import SfumatoCore
+#if arch(x86_64)
+    import SfumatoAVX512
+#endif
 
 // 5x5 and 7x7 medians of 8-bit tiles by the generated networks of MedianNetworks.swift.
 //
@@ -24,6 +27,12 @@ extension _MedianKernel {
         let partial = UnsafeMutableRawPointer(scratch.buffer(of: UInt8.self, count: 64))
         let columns = scratch.buffer(of: SIMD16<UInt8>.self, count: 4 * n)
         let slots = scratch.buffer(of: SIMD16<UInt8>.self, count: max(_medians5x5Slots, _medians7x7Slots))
+        #if arch(x86_64)
+            let wideSlots: UnsafeMutableRawPointer? =
+                CPUFeatures.wideVectors
+                ? UnsafeMutableRawPointer(scratch.buffer(of: UInt8.self, count: 64 * max(_medians5x5AVX512Slots, _medians7x7AVX512Slots)))
+                : nil
+        #endif
         @inline(__always) func plane(_ rank: Int, _ phase: Int) -> UnsafeMutableRawPointer {
             planes + (rank * 4 + phase) * planeBytes
         }
@@ -73,19 +82,8 @@ extension _MedianKernel {
             }
             // Phase 2: blocks of 16 output pixels; output k of a block is column k of its window.
             let d = UnsafeMutableRawPointer(output.row(y))
-            for block in 0..<blocks {
+            func store(block: Int, _ m: (SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>)) {
                 let first = 16 * block
-                // Column c of the block starts at pixel first + c: plane c % 4, position (first + c) / 4.
-                let m: (SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>, SIMD16<UInt8>)
-                if n == 5 {
-                    _medians5x5(planes + first, planeBytes, slots)
-                    let o = _medians5x5Outputs
-                    m = (slots[o.0], slots[o.1], slots[o.2], slots[o.3])
-                } else {
-                    _medians7x7(planes + first, planeBytes, slots)
-                    let o = _medians7x7Outputs
-                    m = (slots[o.0], slots[o.1], slots[o.2], slots[o.3])
-                }
                 let t = _transpose4x4(m.0, m.1, m.2, m.3)
                 let target = first + 16 <= w ? d + 4 * first : partial
                 target.storeBytes(of: t.0, as: SIMD16<UInt8>.self)
@@ -93,6 +91,44 @@ extension _MedianKernel {
                 target.storeBytes(of: t.2, toByteOffset: 32, as: SIMD16<UInt8>.self)
                 target.storeBytes(of: t.3, toByteOffset: 48, as: SIMD16<UInt8>.self)
                 if target == partial { (d + 4 * first).copyMemory(from: partial, byteCount: 4 * (w - first)) }
+            }
+            var block = 0
+            #if arch(x86_64)
+                // Four blocks at once on 64 bytes: the phase planes hold them one after the other
+                // (reads past the last block stay in each plane's padding; those results are dropped).
+                if let wideSlots {
+                    while block < blocks {
+                        let outputs: (Int, Int, Int, Int)
+                        if n == 5 {
+                            _medians5x5AVX512(planes + 16 * block, planeBytes, wideSlots)
+                            outputs = _medians5x5AVX512Outputs
+                        } else {
+                            _medians7x7AVX512(planes + 16 * block, planeBytes, wideSlots)
+                            outputs = _medians7x7AVX512Outputs
+                        }
+                        for k in 0..<min(4, blocks - block) {
+                            func lane(_ slot: Int) -> SIMD16<UInt8> {
+                                UnsafeRawPointer(wideSlots).loadUnaligned(fromByteOffset: 64 * slot + 16 * k, as: SIMD16<UInt8>.self)
+                            }
+                            store(block: block + k, (lane(outputs.0), lane(outputs.1), lane(outputs.2), lane(outputs.3)))
+                        }
+                        block += 4
+                    }
+                }
+            #endif
+            while block < blocks {
+                let first = 16 * block
+                // Column c of the block starts at pixel first + c: plane c % 4, position (first + c) / 4.
+                if n == 5 {
+                    _medians5x5(planes + first, planeBytes, slots)
+                    let o = _medians5x5Outputs
+                    store(block: block, (slots[o.0], slots[o.1], slots[o.2], slots[o.3]))
+                } else {
+                    _medians7x7(planes + first, planeBytes, slots)
+                    let o = _medians7x7Outputs
+                    store(block: block, (slots[o.0], slots[o.1], slots[o.2], slots[o.3]))
+                }
+                block += 1
             }
         }
     }
