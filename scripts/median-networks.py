@@ -229,27 +229,7 @@ def swift(n, ops, outputs, wide=False):
     lines += ["}", "", f"/// Vectors `{name}` needs in its slot array.", f"let {name}Slots = {used}",
               f"/// Where `{name}` leaves each window's median.",
               f"let {name}Outputs = ({', '.join(str(slot[v]) for v in outputs)})"]
-    for k, chunk in enumerate(chunks):
-        defined = {op[1] for op in chunk}
-        lines += ["", "@inline(never)",
-                  f"private func {name}Part{k}(_ p: UnsafeRawPointer, _ b: Int, _ s: UnsafeMutablePointer<SIMD16<UInt8>>) {{"]
-        loaded = set()
-        for op in chunk:
-            for v in op[2:]:
-                if v not in defined and v not in loaded:
-                    if v in inputs:
-                        rank, c = inputs[v]
-                        lines.append(f"    let v{v} = p.loadUnaligned(fromByteOffset: {4 * rank + c % 4} &* b &+ {4 * (c // 4)}, "
-                                     "as: SIMD16<UInt8>.self)")
-                    else:
-                        lines.append(f"    let v{v} = s[{slot[v]}]")
-                    loaded.add(v)
-            fn = '_umin' if op[0] == 'min' else '_umax'
-            lines.append(f"    let v{op[1]} = {fn}(v{op[2]}, v{op[3]})")
-        for op in chunk:
-            if op[1] in slot:
-                lines.append(f"    s[{slot[op[1]]}] = v{op[1]}")
-        lines.append("}")
+    lines += chunk_functions(name, chunks, inputs, slot, BASELINE)
     sorter = [f"/// Sorts `v[0 ..< {n}]` lane by lane ({len(SORTERS[n])} exchanges).", "@inline(__always)",
               f"func _sort{n}(_ v: UnsafeMutablePointer<SIMD16<UInt8>>) {{"]
     current = {i: f"a{i}" for i in range(n)}
@@ -265,6 +245,41 @@ def swift(n, ops, outputs, wide=False):
     return "\n".join(lines), "\n".join(sorter)
 
 
+# How each form of the networks reads, combines and keeps its vectors.
+BASELINE = dict(indent="", suffix="", slots="UnsafeMutablePointer<SIMD16<UInt8>>", vector="SIMD16<UInt8>",
+                min="_umin", max="_umax", load_slot="s[{slot}]", store_slot="s[{slot}] = {value}")
+WIDE = dict(indent="    ", suffix="AVX512", slots="UnsafeMutableRawPointer", vector="__m512i",
+            min="_mm512_min_epu8", max="_mm512_max_epu8",
+            load_slot="UnsafeRawPointer(s).loadUnaligned(fromByteOffset: {offset}, as: __m512i.self)",
+            store_slot="s.storeBytes(of: {value}, toByteOffset: {offset}, as: __m512i.self)")
+
+
+def chunk_functions(name, chunks, inputs, slot, form):
+    """The functions of CHUNK operations each, in `form` (BASELINE or WIDE)."""
+    i, lines = form["indent"], []
+    for k, chunk in enumerate(chunks):
+        defined = {op[1] for op in chunk}
+        lines += ["", f"{i}@inline(never)",
+                  f"{i}private func {name}{form['suffix']}Part{k}(_ p: UnsafeRawPointer, _ b: Int, _ s: {form['slots']}) {{"]
+        loaded = set()
+        for op in chunk:
+            for v in op[2:]:
+                if v not in defined and v not in loaded:
+                    if v in inputs:
+                        rank, c = inputs[v]
+                        lines.append(f"{i}    let v{v} = p.loadUnaligned(fromByteOffset: {4 * rank + c % 4} &* b &+ {4 * (c // 4)}, "
+                                     f"as: {form['vector']}.self)")
+                    else:
+                        lines.append(f"{i}    let v{v} = " + form["load_slot"].format(slot=slot[v], offset=64 * slot[v]))
+                    loaded.add(v)
+            lines.append(f"{i}    let v{op[1]} = {form[op[0]]}(v{op[2]}, v{op[3]})")
+        for op in chunk:
+            if op[1] in slot:
+                lines.append(f"{i}    " + form["store_slot"].format(slot=slot[op[1]], offset=64 * slot[op[1]], value=f"v{op[1]}"))
+        lines.append(f"{i}}}")
+    return lines
+
+
 def swift_wide(n, name, chunks, inputs, slot, used, outputs, count):
     lines = [
         f"    /// `{name}` (SfumatoFilters) on 64 bytes: the medians of four neighbouring blocks of",
@@ -278,27 +293,7 @@ def swift_wide(n, name, chunks, inputs, slot, used, outputs, count):
     lines += ["    }", "", f"    /// Slots of 64 bytes `{name}AVX512` needs.", f"    public let {name}AVX512Slots = {used}",
               f"    /// Where `{name}AVX512` leaves each window's median.",
               f"    public let {name}AVX512Outputs = ({', '.join(str(slot[v]) for v in outputs)})"]
-    for k, chunk in enumerate(chunks):
-        defined = {op[1] for op in chunk}
-        lines += ["", "    @inline(never)",
-                  f"    private func {name}AVX512Part{k}(_ p: UnsafeRawPointer, _ b: Int, _ s: UnsafeMutableRawPointer) {{"]
-        loaded = set()
-        for op in chunk:
-            for v in op[2:]:
-                if v not in defined and v not in loaded:
-                    if v in inputs:
-                        rank, c = inputs[v]
-                        lines.append(f"        let v{v} = p.loadUnaligned(fromByteOffset: {4 * rank + c % 4} &* b &+ {4 * (c // 4)}, "
-                                     "as: __m512i.self)")
-                    else:
-                        lines.append(f"        let v{v} = UnsafeRawPointer(s).loadUnaligned(fromByteOffset: {64 * slot[v]}, as: __m512i.self)")
-                    loaded.add(v)
-            fn = '_mm512_min_epu8' if op[0] == 'min' else '_mm512_max_epu8'
-            lines.append(f"        let v{op[1]} = {fn}(v{op[2]}, v{op[3]})")
-        for op in chunk:
-            if op[1] in slot:
-                lines.append(f"        s.storeBytes(of: v{op[1]}, toByteOffset: {64 * slot[op[1]]}, as: __m512i.self)")
-        lines.append("    }")
+    lines += chunk_functions(name, chunks, inputs, slot, WIDE)
     return "\n".join(lines)
 
 

@@ -174,6 +174,19 @@
         }
     }
 
+    /// 16 words from `p` at byte offset `at`, as floats.
+    @inline(__always)
+    private func _wordFloats(_ p: UnsafeRawPointer, _ at: Int) -> __m512 {
+        _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(p.loadUnaligned(fromByteOffset: at, as: __m256i.self)))
+    }
+
+    /// 16 floats rounded (ties to even) to words within 0...65535, stored at byte offset `at`.
+    @inline(__always)
+    private func _storeWords(_ v: __m512, _ line: UnsafeMutableRawPointer, _ at: Int) {
+        let w = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(v), _mm512_setzero_si512()), _mm512_set1_epi32(65535))
+        line.storeBytes(of: _mm512_cvtepi32_epi16(w), toByteOffset: at, as: __m256i.self)
+    }
+
     /// b = i + k (i − b + blurOffset) + outputOffset for `count` words b of `line` and i of `own`,
     /// rounded and kept within 0...65535 (16 words a step, through floats).
     @inline(__always)
@@ -181,15 +194,11 @@
         _ line: UnsafeMutableRawPointer, own: UnsafeRawPointer, count: Int, amount: Float, blurOffset: Float, outputOffset: Float
     ) {
         let k = _mm512_set1_ps(amount), off = _mm512_set1_ps(blurOffset), out = _mm512_set1_ps(outputOffset)
-        let low = _mm512_setzero_si512(), high = _mm512_set1_epi32(65535)
         var i = 0
         while i < 2 &* count {
-            let own32 = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(own.loadUnaligned(fromByteOffset: i, as: __m256i.self)))
-            let blur32 = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(UnsafeRawPointer(line).loadUnaligned(fromByteOffset: i, as: __m256i.self)))
+            let own32 = _wordFloats(own, i), blur32 = _wordFloats(UnsafeRawPointer(line), i)
             // Multiply and add apart (no fused multiply-add): the baseline's roundings exactly.
-            let sharp = _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(k, _mm512_add_ps(_mm512_sub_ps(own32, blur32), off)), own32), out)
-            let words = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(sharp), low), high)
-            line.storeBytes(of: _mm512_cvtepi32_epi16(words), toByteOffset: i, as: __m256i.self)
+            _storeWords(_mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(k, _mm512_add_ps(_mm512_sub_ps(own32, blur32), off)), own32), out), line, i)
             i &+= 32
         }
     }
@@ -203,16 +212,11 @@
     ) {
         let k = _mm512_set1_ps(amount), t = _mm512_set1_ps(threshold), off = _mm512_set1_ps(blurOffset)
         let out = _mm512_set1_ps(outputOffset), zero = _mm512_setzero_ps()
-        let low = _mm512_setzero_si512(), high = _mm512_set1_epi32(65535)
         var i = 0
         while i < 2 &* count {
-            let own32 = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(own.loadUnaligned(fromByteOffset: i, as: __m256i.self)))
-            let blur32 = _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(UnsafeRawPointer(line).loadUnaligned(fromByteOffset: i, as: __m256i.self)))
-            let b = _mm512_sub_ps(blur32, off), d = _mm512_sub_ps(own32, b)
+            let b = _mm512_sub_ps(_wordFloats(UnsafeRawPointer(line), i), off), d = _mm512_sub_ps(_wordFloats(own, i), b)
             let shrunk = _mm512_add_ps(_mm512_max_ps(_mm512_sub_ps(d, t), zero), _mm512_min_ps(_mm512_add_ps(d, t), zero))
-            let result = _mm512_add_ps(_mm512_add_ps(b, _mm512_mul_ps(k, shrunk)), out)
-            let words = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(result), low), high)
-            line.storeBytes(of: _mm512_cvtepi32_epi16(words), toByteOffset: i, as: __m256i.self)
+            _storeWords(_mm512_add_ps(_mm512_add_ps(b, _mm512_mul_ps(k, shrunk)), out), line, i)
             i &+= 32
         }
     }
@@ -241,22 +245,15 @@
         let spread0 = pixelOf(0), spread1 = pixelOf(16), spread2 = pixelOf(32)
         let k = _mm512_set1_ps(amount), off = _mm512_set1_ps(blurOffset), out = _mm512_set1_ps(outputOffset)
         let wr = _mm512_set1_ps(0.2125), wg = _mm512_set1_ps(0.7154), wb = _mm512_set1_ps(0.0721)
-        let low = _mm512_setzero_si512(), high = _mm512_set1_epi32(65535)
-        @inline(__always) func floats(_ p: UnsafeRawPointer, _ at: Int) -> __m512 {
-            _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(p.loadUnaligned(fromByteOffset: at, as: __m256i.self)))
-        }
         @inline(__always) func gather(_ a: __m512, _ b: __m512, _ c: __m512, _ index: __m512i, _ fromC: __mmask16) -> __m512 {
             _mm512_mask_permutexvar_ps(_mm512_permutex2var_ps(a, index, b), fromC, _mm512_sub_epi32(index, thirtyTwo), c)
         }
-        @inline(__always) func store(_ v: __m512, _ at: Int) {
-            let w = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(v), low), high)
-            line.storeBytes(of: _mm512_cvtepi32_epi16(w), toByteOffset: at, as: __m256i.self)
-        }
+        @inline(__always) func store(_ v: __m512, _ at: Int) { _storeWords(v, line, at) }
         var at = 0  // bytes: 96 a step
         while at < 6 &* pixels {
-            let i0 = floats(own, at), i1 = floats(own, at &+ 32), i2 = floats(own, at &+ 64)
-            let line0 = floats(UnsafeRawPointer(line), at), line1 = floats(UnsafeRawPointer(line), at &+ 32)
-            let line2 = floats(UnsafeRawPointer(line), at &+ 64)
+            let i0 = _wordFloats(own, at), i1 = _wordFloats(own, at &+ 32), i2 = _wordFloats(own, at &+ 64)
+            let line0 = _wordFloats(UnsafeRawPointer(line), at), line1 = _wordFloats(UnsafeRawPointer(line), at &+ 32)
+            let line2 = _wordFloats(UnsafeRawPointer(line), at &+ 64)
             let d0 = _mm512_add_ps(_mm512_sub_ps(i0, line0), off), d1 = _mm512_add_ps(_mm512_sub_ps(i1, line1), off)
             let d2 = _mm512_add_ps(_mm512_sub_ps(i2, line2), off)
             let r = gather(d0, d1, d2, index0, high0), g = gather(d0, d1, d2, index1, high1), b = gather(d0, d1, d2, index2, high2)

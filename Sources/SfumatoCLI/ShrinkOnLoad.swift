@@ -21,8 +21,9 @@ import SfumatoFilters
 struct ShrinkOnLoad {
     /// The DCT scale denominator: 2, 4 or 8.
     let factor: Int
-    /// Which step is the Lanczos scale.
+    /// Which step is the Lanczos scale, and the filter it makes.
     let resizeStep: Int
+    let resize: LanczosScaleTransform
 
     /// The plan for `steps` over a file described by `info` in `workingSpace`, or nil to decode
     /// at full size.
@@ -46,7 +47,7 @@ struct ShrinkOnLoad {
         guard let (index, resize) = found else { return nil }
         let shrink = max(resize.scale * resize.aspectRatio, resize.scale)
         guard let k = [8, 4, 2].first(where: { shrink * Double($0) <= 0.5 }) else { return nil }
-        return ShrinkOnLoad(factor: k, resizeStep: index)
+        return ShrinkOnLoad(factor: k, resizeStep: index, resize: resize)
     }
 
     /// The recipe over the reduced decode `source` of a file whose upright size is `fullSize`:
@@ -59,8 +60,6 @@ struct ShrinkOnLoad {
         let before = Array(steps[..<resizeStep]), after = Array(steps[(resizeStep + 1)...])
         let (prepared, early) = try RecipeBuilder.build(before, on: source, pixelLimit: pixelLimit, scale: 1 / Double(factor))
         guard prepared.extent == source.extent else { return nil }
-        let step = steps[resizeStep]
-        guard let resize = try FilterRegistry.make(step.name, values: step.values) as? LanczosScaleTransform else { return nil }
         let size = resize.outputSize(width: fullSize.width, height: fullSize.height)
         let resized = prepared.resized(width: size.width, height: size.height, sampling: .lanczos3)
         let (result, late) = try RecipeBuilder.build(after, on: resized, pixelLimit: pixelLimit)

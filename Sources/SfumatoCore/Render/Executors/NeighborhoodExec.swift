@@ -11,21 +11,10 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     let useGray: Bool
     /// The kind the input is read as.
     let inputKind: TileKind
-    /// Whether results going straight to an 8-bit sRGB destination are computed by the kernel's
-    /// linear-light 8-bit variant (linear working space, an opaque 8-bit sRGB input): the float
-    /// tiles' result within a level, at about the 8-bit kernel's speed. Other consumers still
-    /// read float tiles.
-    let useLinearBytes: Bool
-    /// Whether, in linear light, the kernel picks input values (``NeighborhoodKernel/picksInputValues``)
-    /// of an opaque 8-bit sRGB input: its 8-bit variant on the sRGB bytes is then exactly the
-    /// float route's result, encoded, for the destination and (the input being infinite: clamped
-    /// edges) for any consumer that reads bytes.
-    let picksBytes: Bool
-    /// The same on encoded values (the `.none` working space, an opaque 8-bit input) for a kernel
-    /// whose 8-bit results may go only to the destination (``NeighborhoodKernel/supportsEncodedBytes``).
-    let useEncodedBytes: Bool
-    /// Whether results going straight to the destination are computed on 8-bit tiles by either.
-    var useDestinationBytes: Bool { useLinearBytes || useEncodedBytes }
+    /// How results going straight to an 8-bit sRGB destination are computed on 8-bit tiles where
+    /// the kernel's own 8-bit variant is not the route (nil: float tiles). Other consumers read
+    /// float tiles, except picked values of an infinite input (see ``sRGBBytes``).
+    let destinationBytes: _DestinationBytes?
 
     init(_ input: _Exec, _ kernel: any NeighborhoodKernel, extent: Rect, ws: WorkingSpace, linearBytes: Bool) {
         self.input = input
@@ -33,37 +22,28 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         useBytes = kernel.supportsBytes && (input.natural == .byte || input.natural == .gray)
         useGray = useBytes && kernel.supportsGray && input.natural == .gray
         inputKind = useGray ? .gray : (useBytes ? .byte : .float)
-        picksBytes =
-            ws == .linear && !useBytes && kernel.picksInputValues && kernel.supportsBytes && input.sRGBBytes && input.opaqueWithin
-            && linearBytes
-        useLinearBytes =
-            ws == .linear && !useBytes && kernel.supportsLinearBytes && input.sRGBBytes && input.opaqueWithin
-            && linearBytes || picksBytes
-        useEncodedBytes = ws == .none && !useBytes && kernel.supportsEncodedBytes && input.sRGBBytes && input.opaqueWithin
+        destinationBytes = _DestinationBytes(kernel, ws: ws, linearBytes: linearBytes, input: input, useBytes: useBytes)
         super.init(extent: extent, natural: inputKind, children: [input])
     }
 
     /// Opaque where the kernel never reads past the input (an infinite one, clamped edges).
     override var opaqueWithin: Bool {
-        input.extent.isInfinite && input.opaqueWithin && (useBytes && kernel.keepsOpaque || picksBytes)
+        input.extent.isInfinite && input.opaqueWithin && (useBytes && kernel.keepsOpaque || destinationBytes == .picked)
     }
 
     /// Picked values of an infinite input are the float route's, encoded: bytes for any reader.
-    override var sRGBBytes: Bool { natural == .byte || picksBytes && input.extent.isInfinite }
+    override var sRGBBytes: Bool { natural == .byte || destinationBytes == .picked && input.extent.isInfinite }
 
     override var explanation: String {
-        let tiles: String
-        if useGray {
-            tiles = "8-bit grey"
-        } else if useBytes {
-            tiles = "8-bit"
-        } else if picksBytes {
-            tiles = "8-bit sRGB (picked values: the float route's exactly) or float"
-        } else if useLinearBytes {
-            tiles = "8-bit sRGB (linear light in 16-bit words) or float"
-        } else {
-            tiles = useEncodedBytes ? "8-bit (into the destination) or float" : "float"
-        }
+        let tiles =
+            switch (useGray, useBytes, destinationBytes) {
+            case (true, _, _): "8-bit grey"
+            case (_, true, _): "8-bit"
+            case (_, _, .picked): "8-bit sRGB (picked values: the float route's exactly) or float"
+            case (_, _, .linearWords): "8-bit sRGB (linear light in 16-bit words) or float"
+            case (_, _, .encoded): "8-bit (into the destination) or float"
+            case (_, _, nil): "float"
+            }
         return "\(kernel.name)\(kernel.detail.isEmpty ? "" : " (\(kernel.detail))") on \(tiles) tiles"
     }
 
@@ -76,7 +56,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// beyond the edge stored as grey is black, what the grey kernel reads there.
     override func store(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
         let grayToGray = useGray && d.format == .gray8
-        if useBytes || useDestinationBytes, !grayToGray && !input.extent.isInfinite,
+        if useBytes || destinationBytes != nil, !grayToGray && !input.extent.isInfinite,
             case let safe = kernel.interior(of: rect, input: input.extent), safe != rect
         {
             // A tall tile across a slanted edge (a turned image's) has little interior over all
@@ -111,8 +91,8 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// place where the destination wants it (opaque pixels are the same either way).
     private func storeBytes(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
         let kind: TileKind? = d.format == .gray8 ? .gray : d.format == .rgba8 ? .byte : nil
-        let readKind = useDestinationBytes ? .byte : inputKind
-        guard useBytes || useDestinationBytes, let kind, kind == readKind, d.encoding == .srgb, d.rowBytes % kind.bytesPerPixel == 0 else {
+        let readKind = destinationBytes != nil ? .byte : inputKind
+        guard useBytes || destinationBytes != nil, let kind, kind == readKind, d.encoding == .srgb, d.rowBytes % kind.bytesPerPixel == 0 else {
             return try super.store(rect, into: d, w)
         }
         let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: true), kind, w)
@@ -121,9 +101,12 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
         let base = (d.row(rect.y) + (rect.x - d.rect.x) * bpp).assumingMemoryBound(to: UInt8.self)
         let out = ByteTile(rect: rect, base: base, stride: d.rowBytes / bpp, channels: bpp)
         // Opaque in, opaque out: straight and premultiplied are the same bytes.
-        if picksBytes { return try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch) }
-        if useLinearBytes { return try kernel.applyLinear(input: src.byteTile, output: out, scratch: w.scratch) }
-        if useEncodedBytes { return try kernel.applyEncodedBytes(input: src.byteTile, output: out, scratch: w.scratch) }
+        switch destinationBytes {
+        case .picked: return try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch)
+        case .linearWords: return try kernel.applyLinear(input: src.byteTile, output: out, scratch: w.scratch)
+        case .encoded: return try kernel.applyEncodedBytes(input: src.byteTile, output: out, scratch: w.scratch)
+        case nil: break
+        }
         if kind == .gray { return try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch) }
         try kernel.apply(input: src.byteTile, output: out, scratch: w.scratch)
         // Opaque results are straight already (this runs only where the neighbourhood lies inside the input).
@@ -143,7 +126,7 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     }
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
-        if kind == .byte && picksBytes && input.extent.isInfinite {
+        if kind == .byte && destinationBytes == .picked && input.extent.isInfinite {
             let src = try input.produce(kernel.regionOfInterest(for: rect, bytes: true), .byte, w)
             let out = w.buffer(.byte, rect)
             defer { w.scratch.releaseAll() }
@@ -160,5 +143,33 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
             try kernel.apply(input: src.floatTile, output: out.floatTile, scratch: w.scratch)
         }
         return _convert(out, to: kind, w)
+    }
+}
+
+/// The 8-bit routes for results going straight to an 8-bit sRGB destination, where a kernel's own
+/// 8-bit variant (on the tiles' natural bytes) is not taken. Each needs an opaque 8-bit sRGB input.
+enum _DestinationBytes: Equatable {
+    /// Linear light, a kernel that picks input values (``NeighborhoodKernel/picksInputValues``):
+    /// its 8-bit variant on the sRGB bytes is the float route's result exactly, encoded.
+    case picked
+    /// Linear light on 16-bit words (``NeighborhoodKernel/applyLinear(input:output:scratch:)``):
+    /// the float route's result within a level, at about the 8-bit kernel's speed.
+    case linearWords
+    /// Encoded values (the `.none` working space) for a kernel whose 8-bit results may go only to
+    /// the destination (``NeighborhoodKernel/supportsEncodedBytes``).
+    case encoded
+
+    /// The route for `kernel` over `input`, or nil. `linearBytes` off keeps linear light on floats.
+    init?(_ kernel: any NeighborhoodKernel, ws: WorkingSpace, linearBytes: Bool, input: _Exec, useBytes: Bool) {
+        guard !useBytes, input.sRGBBytes, input.opaqueWithin else { return nil }
+        if ws == .linear && linearBytes && kernel.picksInputValues && kernel.supportsBytes {
+            self = .picked
+        } else if ws == .linear && linearBytes && kernel.supportsLinearBytes {
+            self = .linearWords
+        } else if ws == .none && kernel.supportsEncodedBytes {
+            self = .encoded
+        } else {
+            return nil
+        }
     }
 }
