@@ -167,6 +167,30 @@ struct RenderTests {
         let one = Reverse()
         try context(strip: 7, threads: 1).write(memory, to: one)
         #expect(one.data == sink.data && one.strips.map(\.index) == Array(0..<one.strips.count))
+        // A sink that fails while encoding a strip, or while taking one, stops the hand-over with
+        // its error, on any number of threads (no hang, no strip after the failure written).
+        final class Failing: StripEncodingSink {
+            let failEncoding: Bool
+            let stripRowMultiple = 3
+            var taken = 0
+            init(failEncoding: Bool) { self.failEncoding = failEncoding }
+            func write(rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws {}
+            func encode(strip index: Int, rows: UnsafeRawPointer, rowBytes: Int, count: Int) throws -> [UInt8] {
+                if failEncoding && index == 2 { throw SfumatoError.io("strip 2 cannot be encoded") }
+                return [UInt8(truncatingIfNeeded: index)]
+            }
+            func write(encoded: [UInt8], strip index: Int, count: Int) throws {
+                if !failEncoding && index == 2 { throw SfumatoError.io("strip 2 cannot be written") }
+                taken += 1
+            }
+        }
+        for failEncoding in [true, false] {
+            for threads in [1, 3] {
+                let failing = Failing(failEncoding: failEncoding)
+                #expect(throws: SfumatoError.self) { try context(strip: 7, threads: threads).write(memory, to: failing) }
+                #expect(failing.taken <= 2, "strips after the failure reached the sink: \(failing.taken)")
+            }
+        }
     }
 
     @Test("a streamed source renders like the same pixels in memory, also when read out of order")

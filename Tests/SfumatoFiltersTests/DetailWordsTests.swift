@@ -129,3 +129,30 @@ struct DetailWordsTests {
         #expect(worst <= 1)
     }
 }
+
+@Suite("The detail filters and pixellate given hostile numbers through the Swift API")
+struct DetailHostileTests {
+    @Test("NaN, infinities, 1e300 and negatives: no trap, the image back or a rendered result")
+    func hostileNumbers() throws {
+        let photo = Image(bitmap: try Pixels.noise(37, 23, seed: 9))
+        let values: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300, -1, 0]
+        var filters: [any Filter] = []
+        for v in values {
+            filters += [
+                GaussianBlur(radius: v, edges: .clamp), UnsharpMask(radius: v, intensity: 0.5), UnsharpMask(radius: 2, intensity: v),
+                SharpenLuminance(sharpness: v, radius: 1.69), SharpenLuminance(sharpness: 0.4, radius: v),
+                NoiseReduction(noiseLevel: v, sharpness: 0.4), NoiseReduction(noiseLevel: 0.02, sharpness: v)
+            ]
+        }
+        for v in values {
+            filters += [Pixellate(center: [v, 3], scale: 8), Pixellate(center: [0, 0], scale: v)]
+        }
+        filters.append(Pixellate(center: [], scale: 4))
+        for filter in filters {
+            for space in [WorkingSpace.linear, .none] {
+                let out = try RenderContext(workingSpace: space).render(filter.apply(to: photo), rect: photo.extent)
+                #expect(out.width == 37 && out.height == 23, "\(filter)")
+            }
+        }
+    }
+}

@@ -48,9 +48,16 @@ public struct GaussianBlur: DeclaredFilter, Equatable {
     public var preservesOpacity: Bool { edges == .clamp || radius < 0.16 }
 
     public func apply(to image: Image) -> Image {
-        if radius < 0.16 { return image }
-        return _withEdges(image, edges) { $0.applying(_GaussianKernel(sigma: radius)) }
+        guard let sigma = _gaussianSigma(radius) else { return image }
+        return _withEdges(image, edges) { $0.applying(_GaussianKernel(sigma: sigma)) }
     }
+}
+
+/// The sigma a Gaussian filter computes with: nil (no blur) below 0.16 and for NaN, at most the
+/// declared 500 (a value set through the Swift API skips the declared range).
+func _gaussianSigma(_ radius: Double) -> Double? {
+    guard radius >= 0.16 else { return nil }
+    return min(radius, GaussianBlur.radius.maximum ?? 500)
 }
 
 /// Applies `body` under an edge rule: as is (grow), cropped (zero), or clamp-and-crop.

@@ -67,6 +67,7 @@ struct _DetailBlend: BlendKernel {
 /// below σ 4 the sharpeners and noise reduction as one fused kernel (``_DetailKernel``), the
 /// rest as two nodes.
 func _withBlur(_ image: Image, sigma: Double, _ rule: _DetailBlend.Rule, name: String) -> Image {
+    guard let sigma = _gaussianSigma(sigma) else { return image }
     if let fused = _DetailKernel(sigma: sigma, rule: rule, name: name), fused.supportsEncodedBytes {
         return _withEdges(image, .clamp) { $0.applying(fused) }
     }

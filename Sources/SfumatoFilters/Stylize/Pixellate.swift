@@ -24,9 +24,16 @@ public struct Pixellate: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
-        let s = max(1, Int(scale.rounded()))
-        if s == 1 { return image }
-        return _withEdges(image, .clamp) { $0.applying(_CellMeanKernel(size: s, x0: Int(center[0].rounded()), y0: Int(center[1].rounded()))) }
+        // Values set through the Swift API skip the declared ranges: cells of 1 (or NaN) leave the
+        // image as it is, larger ones stop at 1000, a centre outside ±1e6 (or not two numbers) is
+        // taken at the range's edge (or 0).
+        guard scale >= 1.5 else { return image }
+        let s = Int(min(scale, Self.scale.maximum ?? 1000).rounded())
+        func corner(_ i: Int) -> Int {
+            guard center.count == 2, !center[i].isNaN else { return 0 }
+            return Int(min(max(center[i], -1e6), 1e6).rounded())
+        }
+        return _withEdges(image, .clamp) { $0.applying(_CellMeanKernel(size: s, x0: corner(0), y0: corner(1))) }
     }
 }
 
