@@ -180,11 +180,15 @@
         _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(p.loadUnaligned(fromByteOffset: at, as: __m256i.self)))
     }
 
-    /// 16 floats rounded (ties to even) to words within 0...65535, stored at byte offset `at`.
+    /// 16 floats kept within 0...65535 (NaN taken as 0; infinities and huge amounts reach here
+    /// from the Swift API) and rounded, ties to even, to words stored at byte offset `at`: the
+    /// baseline's `_DetailKernel.word`. Clamped as floats because the conversion of anything
+    /// beyond Int32 gives Int32.min.
     @inline(__always)
     private func _storeWords(_ v: __m512, _ line: UnsafeMutableRawPointer, _ at: Int) {
-        let w = _mm512_min_epi32(_mm512_max_epi32(_mm512_cvtps_epi32(v), _mm512_setzero_si512()), _mm512_set1_epi32(65535))
-        line.storeBytes(of: _mm512_cvtepi32_epi16(w), toByteOffset: at, as: __m256i.self)
+        // max_ps returns its second operand when either is NaN.
+        let clamped = _mm512_min_ps(_mm512_max_ps(v, _mm512_setzero_ps()), _mm512_set1_ps(65535))
+        line.storeBytes(of: _mm512_cvtepi32_epi16(_mm512_cvtps_epi32(clamped)), toByteOffset: at, as: __m256i.self)
     }
 
     /// b = i + k (i − b + blurOffset) + outputOffset for `count` words b of `line` and i of `own`,
@@ -273,7 +277,8 @@
         _ line: UnsafeMutableRawPointer, own: UnsafeRawPointer, pixels: Int, amount: Float, blurOffset offset: Float, outputOffset: Float
     ) {
         let b = line.assumingMemoryBound(to: UInt16.self), i = own.assumingMemoryBound(to: UInt16.self)
-        @inline(__always) func word(_ v: Float) -> UInt16 { UInt16(min(max(v.rounded(.toNearestOrEven), 0), 65535)) }
+        // NaN to 0, as `_storeWords`.
+        @inline(__always) func word(_ v: Float) -> UInt16 { v > 0 ? UInt16(min(v, 65535).rounded(.toNearestOrEven)) : 0 }
         var p = 0
         while p < pixels {
             let at = p &* 4

@@ -73,7 +73,16 @@ struct BlurEverydayTests {
         Case(filter: ZoomBlur(center: [300, 200], amount: 6)) { s, x, y in
             let px = Double(x) + 0.5, py = Double(y) + 0.5
             let ex = (300 - px) * 0.06, ey = (200 - py) * 0.06
-            let n = max(1, Int((ex * ex + ey * ey).squareRoot().rounded(.up)))
+            let n = min(max(1, Int((ex * ex + ey * ey).squareRoot().rounded(.up))), 256)
+            var acc = SIMD3<Double>.zero
+            for k in 0...n { acc += s.bilinear(px + ex * Double(k) / Double(n), py + ey * Double(k) / Double(n)) }
+            return acc / Double(n + 1)
+        },
+        // A far centre: streaks of 600 pixels and more, sampled 257 times.
+        Case(filter: ZoomBlur(center: [3000, -200], amount: 20)) { s, x, y in
+            let px = Double(x) + 0.5, py = Double(y) + 0.5
+            let ex = (3000 - px) * 0.2, ey = (-200 - py) * 0.2
+            let n = min(max(1, Int((ex * ex + ey * ey).squareRoot().rounded(.up))), 256)
             var acc = SIMD3<Double>.zero
             for k in 0...n { acc += s.bilinear(px + ex * Double(k) / Double(n), py + ey * Double(k) / Double(n)) }
             return acc / Double(n + 1)

@@ -150,8 +150,12 @@ struct DetailHostileTests {
         filters.append(Pixellate(center: [], scale: 4))
         for filter in filters {
             for space in [WorkingSpace.linear, .none] {
-                let out = try RenderContext(workingSpace: space).render(filter.apply(to: photo), rect: photo.extent)
+                let context = RenderContext(workingSpace: space)
+                let out = try context.render(filter.apply(to: photo), rect: photo.extent)
                 #expect(out.width == 37 && out.height == 23, "\(filter)")
+                // The baseline route too (the only one on a machine without AVX-512), to the same bytes.
+                let baseline = try CPUFeatures.withBaselineVectors { try context.render(filter.apply(to: photo), rect: photo.extent) }
+                #expect(Pixels.maxDifference(out, baseline) == 0, "\(filter) in \(space)")
             }
         }
     }

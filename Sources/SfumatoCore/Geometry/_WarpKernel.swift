@@ -302,7 +302,7 @@ func _boundingRect(xs: [Double], ys: [Double]) -> Rect {
     let limit = Double(1 << 30)
     // Values a rounding error away from a whole pixel (cos(pi / 2)) count as that pixel.
     func snapped(_ v: Double) -> Double { abs(v - v.rounded()) < 1e-6 ? v.rounded() : v }
-    func bound(_ v: Double) -> Int { Int(min(max(v, -limit), limit)) }
+    func bound(_ v: Double) -> Int { Int(v.bounded(-limit, limit)) }
     let x0 = bound(snapped(xs.min()!).rounded(.down)), x1 = bound(snapped(xs.max()!).rounded(.up))
     let y0 = bound(snapped(ys.min()!).rounded(.down)), y1 = bound(snapped(ys.max()!).rounded(.up))
     return Rect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)

@@ -357,3 +357,22 @@ extension SIMD4 where Scalar == Float {
         _minps(_maxps(self, SIMD4(repeating: lower)), SIMD4(repeating: upper))
     }
 }
+
+extension Float {
+    /// `self` clamped to `lower...upper`, NaN taken as `lower`, as `SIMD4.bounded` takes a lane:
+    /// safe to convert to an integer type that holds the range (`Swift.min` and `max` pass NaN on,
+    /// and converting NaN traps).
+    ///
+    /// ```swift
+    /// Float.nan.bounded(0, 1)        // 0
+    /// Float.infinity.bounded(0, 1)   // 1
+    /// ```
+    @inlinable @inline(__always)
+    public func bounded(_ lower: Float, _ upper: Float) -> Float { self > lower ? (self < upper ? self : upper) : lower }
+}
+
+extension Double {
+    /// `self` clamped to `lower...upper`, NaN taken as `lower` (see `Float.bounded`).
+    @inlinable @inline(__always)
+    public func bounded(_ lower: Double, _ upper: Double) -> Double { self > lower ? (self < upper ? self : upper) : lower }
+}

@@ -134,7 +134,7 @@ public final class Bitmap: @unchecked Sendable {
         case .rgbaFloat32:
             p.assumingMemoryBound(to: SIMD4<Float>.self)[x] = value
         case .gray8:
-            let y = (value * SRGB.luminanceWeights).sum() * min(max(value.w, 0), 1)
+            let y = (value * SRGB.luminanceWeights).sum() * value.w.bounded(0, 1)
             p.storeBytes(of: UInt8(max(0, min(255, (y * 255).rounded()))), toByteOffset: x, as: UInt8.self)
         }
     }

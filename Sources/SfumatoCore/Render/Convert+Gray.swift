@@ -36,7 +36,7 @@ extension _Convert {
         encoding: ColorEncoding, _ dst: UnsafeMutablePointer<UInt8>
     ) {
         let w = SRGB.luminanceWeights
-        @inline(__always) func visible(_ v: SIMD4<Float>) -> SIMD4<Float> { v.bounded(0, min(max(v.w, 0), 1)) }
+        @inline(__always) func visible(_ v: SIMD4<Float>) -> SIMD4<Float> { v.bounded(0, v.w.bounded(0, 1)) }
         if workingEncoding == .linear && encoding == .srgb {
             let tables = _SRGBTables.shared
             for i in 0..<count { dst[i] = tables.encodeToByte((visible(src[i]) * w).sum()) }
@@ -45,7 +45,7 @@ extension _Convert {
         for i in 0..<count {
             var y = (visible(src[i]) * w).sum()
             if encoding != workingEncoding { y = Float(SRGB.decode(Double(y))) }
-            dst[i] = UInt8(min(max(y, 0), 1) * 255 + 0.5)
+            dst[i] = UInt8(y.bounded(0, 1) * 255 + 0.5)
         }
     }
 

@@ -172,7 +172,7 @@ enum _Convert {
     ) {
         for i in 0..<count {
             let v = src[i]
-            let a = min(max(v.w, 0), 1)
+            let a = v.w.bounded(0, 1)
             var c: SIMD4<Float> = a > 0 ? v * (1 / a) : .zero
             if linear { c = SRGB.encode(c) }
             c = c.bounded(0, 1)
@@ -264,7 +264,7 @@ enum _Convert {
     /// One premultiplied working pixel as premultiplied bytes (alpha clamped to 0...1, colour to 0...alpha).
     @inline(__always)
     static func floatToBytes(_ v: SIMD4<Float>) -> SIMD4<UInt8> {
-        let a = min(max(v.w, 0), 1)
+        let a = v.w.bounded(0, 1)
         var e = v.bounded(0, a)
         e.w = a
         return _bytes(e * 255)

@@ -19,7 +19,8 @@ public struct BoxBlur: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
-        let r = Int(radius.rounded())
+        // Within the declared range (NaN as 0): the Swift API passes any number.
+        let r = Int(Self.radiusSpec.clamped(radius).rounded())
         if r == 0 { return image }
         return _withEdges(image, .clamp) { $0.applying(_BoxKernel(r: r)) }
     }

@@ -19,6 +19,8 @@ public struct DiscBlur: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
+        // Within the declared range (NaN as 0): the Swift API passes any number.
+        let radius = Self.radiusSpec.clamped(radius)
         if radius < 1 { return image }
         return _withEdges(image, .clamp) { $0.applying(_DiscKernel(radius: radius)) }
     }

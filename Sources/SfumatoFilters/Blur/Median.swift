@@ -34,6 +34,8 @@ public struct Median: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
-        _withEdges(image, .clamp) { $0.applying(_MedianKernel(diameter: diameter)) }
+        // Within the declared 3...63, odd (the Swift API's memberwise form is unchecked).
+        let d = min(max(diameter | 1, 3), 63)
+        return _withEdges(image, .clamp) { $0.applying(_MedianKernel(diameter: d)) }
     }
 }

@@ -25,6 +25,8 @@ public struct MotionBlur: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
+        // Within the declared ranges (NaN as none): the Swift API passes any number.
+        let radius = Self.radius.clamped(radius), angle = angle.isFinite ? angle : 0
         if radius < 0.5 { return image }
         return _withEdges(image, .clamp) { $0.applying(_MotionKernel(radius: radius, angle: angle)) }
     }

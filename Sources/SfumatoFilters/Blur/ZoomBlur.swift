@@ -2,7 +2,8 @@ import SfumatoCore
 
 /// CIZoomBlur: the mean of bilinear samples from each pixel centre p toward the centre c, over
 /// amount per cent of the way: q_k = p + (c - p)(amount / 100)(k / n), k = 0...n,
-/// n = max(1, ceil(|c - p| amount / 100)); edges clamped (**choice**: Apple gives no formula and
+/// n = max(1, ceil(|c - p| amount / 100)), at most 256 (longer streaks are sampled more sparsely:
+/// a bounded cost per pixel, however far the centre); edges clamped (**choice**: Apple gives no formula and
 /// measures the amount in pixels; a fraction of the distance makes the streaks grow outward, as a
 /// zoom's do).
 public struct ZoomBlur: DeclaredFilter, Equatable {
@@ -26,7 +27,10 @@ public struct ZoomBlur: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
-        if amount <= 0 { return image }
-        return _withEdges(image, .clamp) { $0.applying(_ZoomKernel(cx: center[0], cy: center[1], fraction: amount / 100)) }
+        // Within the declared ranges (NaN as none): the Swift API passes any number and list.
+        let amount = Self.amount.clamped(amount)
+        guard amount > 0, center.count == 2 else { return image }
+        let c = center.map { Self.center.clamped($0) }
+        return _withEdges(image, .clamp) { $0.applying(_ZoomKernel(cx: c[0], cy: c[1], fraction: amount / 100)) }
     }
 }

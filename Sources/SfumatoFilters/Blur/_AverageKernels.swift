@@ -88,9 +88,12 @@ func _bilinear(_ t: FloatTile, _ px: Double, _ py: Double) -> SIMD4<Float> {
 }
 
 /// The mean of bilinear samples from the pixel centre p toward the centre c, over `fraction` of
-/// the way: q_k = p + (c - p) fraction k / n, k = 0...n, n = max(1, ceil(fraction |c - p|)).
+/// the way: q_k = p + (c - p) fraction k / n, k = 0...n, n = max(1, ceil(fraction |c - p|)) up
+/// to `maximumSteps` (a streak longer than that is sampled more sparsely, so that a far centre
+/// costs a bounded time per pixel).
 struct _ZoomKernel: NeighborhoodKernel {
     let cx: Double, cy: Double, fraction: Double
+    static let maximumSteps = 256
     var name: String { "CIZoomBlur" }
     var detail: String { "toward (\(cx), \(cy)), \(fraction * 100)% of the way" }
     func outputExtent(forInput extent: Rect) -> Rect { extent }
@@ -111,7 +114,7 @@ struct _ZoomKernel: NeighborhoodKernel {
             for x in out.rect.x..<out.rect.maxX {
                 let px = Double(x) + 0.5, py = Double(y) + 0.5
                 let ex = (cx - px) * fraction, ey = (cy - py) * fraction
-                let n = max(1, Int((ex * ex + ey * ey).squareRoot().rounded(.up)))
+                let n = min(max(1, Int((ex * ex + ey * ey).squareRoot().rounded(.up))), Self.maximumSteps)
                 var acc = SIMD4<Float>.zero
                 for k in 0...n {
                     let t = Double(k) / Double(n)

@@ -127,8 +127,9 @@ struct _DetailKernel: NeighborhoodKernel {
         // the AVX-512 tile's arithmetic in the same order.
         let k = amount, blurShift = Float(blurOffset), outShift = SIMD4<Float>(repeating: Float(outputOffset))
         let zero = SIMD4<Float>(repeating: 0), tt = SIMD4<Float>(repeating: t)
-        // Ties to even, as the AVX-512 tile's conversions round.
-        @inline(__always) func word(_ v: Float) -> Int { Int(min(max(v.rounded(.toNearestOrEven), 0), 65535)) }
+        // Ties to even, as the AVX-512 tile's conversions round; NaN (from an infinite or NaN
+        // amount given through the Swift API) to 0, as there.
+        @inline(__always) func word(_ v: Float) -> Int { v > 0 ? Int(min(v, 65535).rounded(.toNearestOrEven)) : 0 }
         blur._baselineWordRows(input: input, output: output.rect, scratch: scratch, decode: decode) { y, line, own in
             let o = output.row(y)
             for p in 0..<output.rect.width {

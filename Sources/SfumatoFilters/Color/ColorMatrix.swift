@@ -64,7 +64,7 @@ public struct AffinePixelFunction: PixelFunction {
     public func apply(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         for i in 0..<count {
             var v = matrix * pixels[i] + bias
-            v.w = min(max(v.w, 0), 1)
+            v.w = v.w.bounded(0, 1)
             pixels[i] = v
         }
     }

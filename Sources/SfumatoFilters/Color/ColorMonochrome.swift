@@ -35,8 +35,8 @@ public struct ColorMonochrome: DeclaredFilter, Equatable {
     public static let luma: [Double] = [0.2125, 0.7154, 0.0721]
 
     public func apply(to image: Image) -> Image {
-        let i = min(max(intensity, 0), 1)
-        let k = (0..<3).map { $0 < color.count ? min(max(color[$0], 0), 1) : 0 }
+        let i = intensity.bounded(0, 1)
+        let k = (0..<3).map { $0 < color.count ? color[$0].bounded(0, 1) : 0 }
         var rows: [[Double]] = []
         for c in 0..<3 {
             rows.append((0..<3).map { (c == $0 ? 1 - i : 0) + i * k[c] * Self.luma[$0] } + [0])

@@ -23,7 +23,8 @@ public struct ColorPosterize: DeclaredFilter, Equatable {
     public init(levels: Double = 6) { self.levels = levels }
 
     public func apply(to image: Image) -> Image {
-        image.applying([.curve(PosterizeCurve(steps: Float(max(levels.rounded(), 2) - 1)))], name: Self.descriptor.name)
+        // NaN and huge counts from the Swift API: 2 levels, or at most 65536.
+        image.applying([.curve(PosterizeCurve(steps: Float(levels.bounded(2, 65536).rounded() - 1)))], name: Self.descriptor.name)
     }
 }
 

@@ -34,7 +34,7 @@ public struct HighlightShadowAdjust: DeclaredFilter, Equatable {
 
     /// g for a local luminance b.
     static func gain(_ b: Float, shadow: Float, highlight: Float) -> Float {
-        let c = min(max(b, 0), 1)
+        let c = b.bounded(0, 1)
         return (1 + shadow * (1 - c) * (1 - c)) * (1 - (1 - highlight) * c * c)
     }
 

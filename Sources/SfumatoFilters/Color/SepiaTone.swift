@@ -26,7 +26,7 @@ public struct SepiaTone: DeclaredFilter, Equatable {
 
     /// The matrix on RGB, as the definition writes it.
     public var rows: [[Double]] {
-        let k = 1 - min(max(intensity, 0), 1)
+        let k = 1 - intensity.bounded(0, 1)
         return [
             [0.393 + 0.607 * k, 0.769 - 0.769 * k, 0.189 - 0.189 * k],
             [0.349 - 0.349 * k, 0.686 + 0.314 * k, 0.168 - 0.168 * k],

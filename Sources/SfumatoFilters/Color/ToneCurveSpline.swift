@@ -64,7 +64,7 @@ public struct ToneCurveSpline: Sendable, Equatable {
         return clamp(v)
     }
 
-    private func clamp(_ v: Double) -> Double { min(max(v, 0), 1) }
+    private func clamp(_ v: Double) -> Double { v.bounded(0, 1) }
 
     /// `count` evenly spaced samples over 0...1 (count >= 2), for drawing.
     public func samples(count: Int) -> [Double] {

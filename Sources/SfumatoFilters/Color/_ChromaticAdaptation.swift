@@ -6,7 +6,7 @@ import SfumatoCore
 enum _ChromaticAdaptation {
     /// The Planckian locus in CIE 1931 xy, Kim et al.'s cubic fits (2002), 1667...25000 K.
     static func planckian(_ kelvin: Double) -> (x: Double, y: Double) {
-        let t = min(max(kelvin, 1667), 25000)
+        let t = kelvin.bounded(1667, 25000)
         let t1 = 1e3 / t, t2 = t1 * t1, t3 = t2 * t1
         let x =
             t <= 4000

@@ -52,7 +52,10 @@ enum _CubeParameters {
         help: "n^3 RGBA values, red fastest; on the command line and in recipes, a .cube file's path")
 
     static func validate(dimension n: Int, data: [Double]) throws {
-        guard (2...CubeFile.maximumDimension).contains(n), data.count == n * n * n * 4 else {
+        guard (2...CubeFile.maximumDimension).contains(n) else {
+            throw SfumatoError.invalidArgument("cube dimension \(n) is outside 2...\(CubeFile.maximumDimension)")
+        }
+        guard data.count == n * n * n * 4 else {
             throw SfumatoError.invalidArgument("cube data: \(data.count) values where dimension \(n) needs \(n * n * n * 4)")
         }
         guard data.allSatisfy({ $0.isFinite && abs($0) < 1e6 }) else {

@@ -38,6 +38,6 @@ struct _ScaleByMask: BlendKernel {
 /// t^2 (3 - 2 t) of t = clamp((x - e0) / (e1 - e0), 0, 1); a step at e0 when e1 == e0.
 func _smoothstep(_ e0: Double, _ e1: Double, _ x: Double) -> Double {
     if e1 <= e0 { return x < e0 ? 0 : 1 }
-    let t = min(max((x - e0) / (e1 - e0), 0), 1)
+    let t = ((x - e0) / (e1 - e0)).bounded(0, 1)
     return t * t * (3 - 2 * t)
 }

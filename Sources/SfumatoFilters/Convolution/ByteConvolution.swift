@@ -174,7 +174,7 @@ func _sobelGreyBytes(input: ByteTile, output: ByteTile, weights: SIMD4<Float>, s
         while x < out.width {
             let gx = (a[x + 2] - a[x]) + 2 * (b[x + 2] - b[x]) + (c[x + 2] - c[x])
             let gy = (c[x] - a[x]) + 2 * (c[x + 1] - a[x + 1]) + (c[x + 2] - a[x + 2])
-            let m = UInt8(min(_roundedInts(SIMD4(repeating: (gx * gx + gy * gy).squareRoot()))[0], 255))
+            let m = UInt8(clamping: _roundedInts(SIMD4(repeating: (gx * gx + gy * gy).squareRoot()))[0])
             d.storeBytes(of: m, toByteOffset: 4 * x, as: UInt8.self)
             d.storeBytes(of: m, toByteOffset: 4 * x + 1, as: UInt8.self)
             d.storeBytes(of: m, toByteOffset: 4 * x + 2, as: UInt8.self)

@@ -52,7 +52,9 @@ public struct Convolution: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
-        _withEdges(image, .clamp) {
+        // Sizes and weights that do not validate (the Swift API's) leave the image as it is.
+        guard (try? validate()) != nil else { return image }
+        return _withEdges(image, .clamp) {
             $0.applying(_ConvolutionKernel(width: width, height: height, weights: weights.map(Float.init), bias: Float(bias), keepAlpha: false))
         }
     }

@@ -49,7 +49,7 @@ struct _Checkerboard: PixelGenerator {
             let cell = u.rounded(.down)
             let f = u - cell
             let e = min(f, 1 - f) * width
-            let odd = Int(cell.truncatingRemainder(dividingBy: 2)) != 0
+            let odd = cell.isFinite && Int(cell.truncatingRemainder(dividingBy: 2)) != 0
             return (odd, band > 0 ? min(e / band, 1) : 1)
         }
         let (oy, gy) = axis(Double(y) + 0.5 - center[1])

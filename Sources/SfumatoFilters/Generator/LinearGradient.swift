@@ -45,7 +45,7 @@ struct _LinearGradient: PixelGenerator {
             let px = Double(x + i) + 0.5 - p0[0]
             // Two equal points: color1 on and past the point's line, color0 before it (a step).
             let t = length2 > 0 ? (px * dx + py * dy) / length2 : 1
-            row[i] = ramp.color(Float(min(max(t, 0), 1)))
+            row[i] = ramp.color(Float(t.bounded(0, 1)))
         }
     }
 }

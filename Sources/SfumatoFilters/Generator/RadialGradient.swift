@@ -45,7 +45,7 @@ struct _RadialGradient: PixelGenerator {
             let dx = Double(x + i) + 0.5 - center[0]
             let d = (dx * dx + dy * dy).squareRoot()
             let t = r1 == r0 ? (d < r0 ? 0 : 1) : (d - r0) / (r1 - r0)
-            row[i] = ramp.color(Float(min(max(t, 0), 1)))
+            row[i] = ramp.color(Float(t.bounded(0, 1)))
         }
     }
 }

@@ -20,14 +20,18 @@ public struct Crop: DeclaredFilter, Equatable {
     public init(rect: Rect) { rectangle = [rect.x, rect.y, rect.width, rect.height].map(Double.init) }
 
     /// The rectangle in whole pixels (fractions rounded out, as Core Image's integral extents).
+    /// A list that is not four numbers gives an empty rectangle; NaN and huge values (from the
+    /// Swift API) are taken within ±2^30.
     public var rect: Rect {
-        let x0 = rectangle[0].rounded(.down), y0 = rectangle[1].rounded(.down)
-        let x1 = (rectangle[0] + max(0, rectangle[2])).rounded(.up), y1 = (rectangle[1] + max(0, rectangle[3])).rounded(.up)
+        guard rectangle.count == 4 else { return Rect(width: 0, height: 0) }
+        let limit = Double(1 << 30), r = rectangle.map { $0.bounded(-limit, limit) }
+        let x0 = r[0].rounded(.down), y0 = r[1].rounded(.down)
+        let x1 = (r[0] + max(0, r[2])).rounded(.up), y1 = (r[1] + max(0, r[3])).rounded(.up)
         return Rect(x: Int(x0), y: Int(y0), width: Int(x1 - x0), height: Int(y1 - y0))
     }
 
     public func validate() throws {
-        guard rectangle[2] > 0, rectangle[3] > 0 else {
+        guard rectangle.count == 4, rectangle[2] > 0, rectangle[3] > 0 else {
             throw SfumatoError.invalidArgument("rectangle \(rectangle): width and height must be positive")
         }
     }

@@ -29,7 +29,9 @@ public struct LanczosScaleTransform: DeclaredFilter, Equatable {
 
     /// The output size for an input of `width` x `height`, each side within 1...2^28.
     public func outputSize(width: Int, height: Int) -> (width: Int, height: Int) {
-        func side(_ n: Int, _ k: Double) -> Int { Int(min(max((Double(n) * k).rounded(), 1), Double(1 << 28))) }
+        // NaN (from the Swift API) gives 1.
+        func side(_ n: Int, _ k: Double) -> Int { Int((Double(n) * k).rounded().bounded(1, Double(1 << 28))) }
+        let scale = Self.scale.clamped(scale), aspectRatio = Self.aspectRatio.clamped(aspectRatio)
         return (side(width, scale * aspectRatio), side(height, scale))
     }
 

@@ -8,7 +8,7 @@ struct _LevelTable: ChannelCurve {
         for i in 0..<count {
             var v = p[i]
             for c in 0..<3 {
-                let bin = Int(min(max(v[c] * 256, 0), 255))
+                let bin = Int((v[c] * 256).bounded(0, 255))
                 v[c] = Float(tables[c][bin]) / 255
             }
             p[i] = v

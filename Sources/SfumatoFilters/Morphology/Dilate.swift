@@ -39,6 +39,8 @@ public struct Dilate: ProbeFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
-        _withEdges(image, .clamp) { $0.applying(_ProbeKernel(width: width, height: height, probe: probe.map(Float.init), extreme: .max)) }
+        // Sizes and taps that do not validate (the Swift API's) leave the image as it is.
+        guard (try? validate()) != nil else { return image }
+        return _withEdges(image, .clamp) { $0.applying(_ProbeKernel(width: width, height: height, probe: probe.map(Float.init), extreme: .max)) }
     }
 }

@@ -87,7 +87,7 @@ struct _ProbeKernel: NeighborhoodKernel {
                 for i in 0..<height {
                     for j in 0..<width {
                         let p = probe[i * width + j]
-                        let q = UInt8(min(max((p * 255).rounded(), 0), 255))
+                        let q = UInt8((p * 255).rounded().bounded(0, 255))
                         let s = input.pointer(x: out.x + j - cx, y: y + i - cy)
                         for k in 0..<n {
                             let v = extreme == .max ? s[k].subtractingReportingOverflow(q) : s[k].addingReportingOverflow(q)

@@ -8,6 +8,11 @@ struct _RectangleKernel: NeighborhoodKernel {
     let width: Int
     let height: Int
     let extreme: _Extreme
+
+    /// Sides within the filters' declared 1...255 (the Swift API passes any whole number).
+    init(width: Int, height: Int, extreme: _Extreme) {
+        (self.width, self.height, self.extreme) = (min(max(width, 1), 255), min(max(height, 1), 255), extreme)
+    }
     /// Offset of the window's first column and row from the output pixel (centred: -(size/2)).
     var left: Int { -(width / 2) }
     var top: Int { -(height / 2) }

@@ -9,6 +9,9 @@ enum _AreaParameter {
 
     /// The area for an image of `extent`.
     static func area(_ v: [Double], _ extent: Rect) -> Rect {
+        // Within the declared range (NaN as empty): the Swift API passes any list.
+        guard v.count == 4 else { return extent }
+        let v = v.map { spec.clamped($0) }
         if v[2] <= 0 || v[3] <= 0 { return extent }
         let x0 = v[0].rounded(.down), y0 = v[1].rounded(.down)
         let x1 = (v[0] + v[2]).rounded(.up), y1 = (v[1] + v[3]).rounded(.up)
@@ -83,7 +86,7 @@ struct _HistogramReduction: AreaReduction {
             var v = p[i]
             if v.w > 0 && v.w != 1 { v = SIMD4(v.x / v.w, v.y / v.w, v.z / v.w, v.w) }
             for k in 0..<4 {
-                let b = min(Int(min(max(v[k], 0), 1) * bins), top)
+                let b = min(Int(v[k].bounded(0, 1) * bins), top)
                 s[4 * b + k] += 1
             }
         }
@@ -96,7 +99,7 @@ struct _HistogramReduction: AreaReduction {
             let n = l.counts!, bins = Float(count), top = count - 1
             var s = [Double](repeating: 0, count: 4 * count)
             for v in 0..<256 {
-                let b = min(Int(min(max(l.values[v], 0), 1) * bins), top)
+                let b = min(Int(l.values[v].bounded(0, 1) * bins), top)
                 for k in 0..<3 { s[4 * b + k] += Double(n[4 * v + k]) }
             }
             // Alpha is 1 everywhere: the top bin (level 255's value is exactly 1).

@@ -45,14 +45,23 @@ public struct FilterField<F>: @unchecked Sendable {
     public static func integer(_ spec: ParameterSpec, _ path: WritableKeyPath<F, Int>) -> FilterField {
         FilterField(
             spec: spec, read: { f, a in a.set(spec, .number(Double(f[keyPath: path]))) },
-            write: { f, a in f[keyPath: path] = Int(a.number(spec)) },
+            // Unchecked arguments (the Swift API's) may hold NaN or 1e300: taken as 0 or within Int32.
+            write: { f, a in f[keyPath: path] = Int(a.number(spec).isNaN ? 0 : a.number(spec).bounded(-0x7FFF_FFFF, 0x7FFF_FFFF)) },
             scale: spec.unit == .pixels ? { f, k in f[keyPath: path] = spec.scaledInteger(f[keyPath: path], by: k) } : nil)
     }
 
     /// A list of numbers.
     public static func vector(_ spec: ParameterSpec, _ path: WritableKeyPath<F, [Double]>) -> FilterField {
         FilterField(
-            spec: spec, read: { f, a in a.set(spec, .vector(f[keyPath: path])) }, write: { f, a in f[keyPath: path] = a.vector(spec) },
+            spec: spec, read: { f, a in a.set(spec, .vector(f[keyPath: path])) },
+            write: { f, a in
+                // Filters index their fixed-length lists: a wrong length is an error even unchecked.
+                let v = a.vector(spec)
+                if let count = spec.count, v.count != count {
+                    throw SfumatoError.invalidArgument("\(spec.shortKey) needs \(count) numbers, not \(v.count)")
+                }
+                f[keyPath: path] = v
+            },
             scale: nil)
     }
 
@@ -135,9 +144,16 @@ extension DeclaredFilter {
     public func validate() throws {}
 
     public init(arguments a: FilterArguments) throws {
+        try self.init(uncheckedArguments: a)
+        try validate()
+    }
+
+    /// The filter with `arguments` as given, unvalidated: what the memberwise initialisers make
+    /// of any numbers. Every filter renders such a one without a trap (tests hold it to that);
+    /// throws only for a list of the wrong length or a choice that names no case.
+    public init(uncheckedArguments a: FilterArguments) throws {
         var f = Self()
         for field in Self.fields { try field.write(&f, a) }
-        try f.validate()
         self = f
     }
 
@@ -166,12 +182,13 @@ public func scaledFilter(_ filter: any Filter, by factor: Double) -> any Filter 
 extension ParameterSpec {
     /// A number kept within the declared range.
     func clamped(_ v: Double) -> Double {
-        min(max(v, minimum ?? -.infinity), maximum ?? .infinity)
+        v.isNaN ? minimum ?? 0 : min(max(v, minimum ?? -.infinity), maximum ?? .infinity)
     }
 
     /// A whole number scaled, rounded, kept odd when it must be, within the declared range.
     func scaledInteger(_ n: Int, by factor: Double) -> Int {
-        var v = Int(clamped((Double(n) * factor).rounded()))
+        // Within Int32 where the spec sets no bound, so that any factor converts.
+        var v = Int(clamped((Double(n) * factor).rounded()).bounded(-0x7FFF_FFFF, 0x7FFF_FFFF))
         let top = maximum.map { Int($0) } ?? Int.max
         if odd && v % 2 == 0 { v = v + 1 <= top ? v + 1 : v - 1 }
         return v

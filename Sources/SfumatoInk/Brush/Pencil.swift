@@ -41,7 +41,7 @@ public struct Pencil: Brush {
         let a = max(Self.minimumAltitude, s.altitude)
         let n = (a - Self.minimumAltitude) / (Self.tiltThreshold - Self.minimumAltitude)
         let width = max(Self.maximumShadingWidth * (1 - n), Self.minimumShadingWidth)
-        let opacity = hasPressure ? min(max(force / Self.forceSensitivity, 0), 1) : 0.5
+        let opacity = hasPressure ? (force / Self.forceSensitivity).bounded(0, 1) : 0.5
         return InkPoint(x: s.x, y: s.y, radius: width / 2, opacity: opacity, color: color, textured: true)
     }
 }

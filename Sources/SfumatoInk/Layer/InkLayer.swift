@@ -244,7 +244,7 @@ func _writeRow(_ b: Bitmap, _ y: Int, _ x: Int, _ n: Int, _ v: UnsafePointer<SIM
     } else {
         let p = b.row(y).assumingMemoryBound(to: UInt8.self) + 4 * x
         for i in 0..<n {
-            let a = min(max(v[i].w, 0), 1)
+            let a = v[i].w.bounded(0, 1)
             let c = v[i].bounded(0, a) * 255
             p[4 * i] = UInt8(c.x + 0.5)
             p[4 * i + 1] = UInt8(c.y + 0.5)

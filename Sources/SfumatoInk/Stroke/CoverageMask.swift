@@ -218,7 +218,7 @@ final class _CoverageMask {
                         let px = (Float(x) + 0.5) - p.ax
                         let projection = (px * dx + py * dy) * inv
                         if textured && !mine(SIMD4(repeating: projection), SIMD4(repeating: px), py)[0] { continue }
-                        let u = min(max(projection, 0), 1)
+                        let u = projection.bounded(0, 1)
                         let ex = px - u * dx, ey = py - u * dy
                         let d = (ex * ex + ey * ey).squareRoot()
                         let r = p.ar + u * dr
@@ -230,10 +230,10 @@ final class _CoverageMask {
                                     d: SIMD4(repeating: d), r: SIMD4(repeating: r), opacity: SIMD4(repeating: p.oa + u * dopacity),
                                     tooth: paper.heights(x: x, row: paperRow), streak: paper.streak(SIMD4(repeating: ex * nx + ey * ny)))[0]
                         } else if r >= 0.5 {
-                            c = min(max(r - d + 0.5, 0), 1)
+                            c = (r - d + 0.5).bounded(0, 1)
                         } else {
                             // Hairlines: coverage proportional to width, fading over a pixel.
-                            c = 2 * r * min(max(1 - d, 0), 1)
+                            c = 2 * r * (1 - d).bounded(0, 1)
                         }
                         if c <= 0 { continue }
                         if !textured { c *= p.oa + u * dopacity }

@@ -52,7 +52,7 @@ public final class StrokeRenderer: @unchecked Sendable {
         if samples.isEmpty && real.allSatisfy({ $0.pointerKind == .mouse }) { hasPressure = false }
         samples += real
         for s in real {
-            let p = min(max(pressure.value(s.pressure), 0), 1)
+            let p = pressure.value(s.pressure).bounded(0, 1)
             points.append(brush.ink(for: s, pressure: p, hasPressure: hasPressure))
         }
         var dirty = provisionalBounds
@@ -245,7 +245,7 @@ struct ToneCurveSplineEvaluator {
     }
     func value(_ p: Double) -> Double {
         if identity { return p }
-        let x = min(max(p, 0), 1) * 1024
+        let x = p.bounded(0, 1) * 1024
         let i = min(Int(x), 1023)
         return table[i] + (table[i + 1] - table[i]) * (x - Double(i))
     }

@@ -118,9 +118,9 @@ final class _Preview: @unchecked Sendable {
                         let p = o + 4 * x
                         let bg = SIMD4<Float>(Float(p[0]), Float(p[1]), Float(p[2]), 255) * (1 / 255)
                         let v = sv + bg * (1 - sv.w)
-                        p[0] = UInt8(min(max(v.x, 0), 1) * 255 + 0.5)
-                        p[1] = UInt8(min(max(v.y, 0), 1) * 255 + 0.5)
-                        p[2] = UInt8(min(max(v.z, 0), 1) * 255 + 0.5)
+                        p[0] = UInt8(v.x.bounded(0, 1) * 255 + 0.5)
+                        p[1] = UInt8(v.y.bounded(0, 1) * 255 + 0.5)
+                        p[2] = UInt8(v.z.bounded(0, 1) * 255 + 0.5)
                     }
                 }
             }
@@ -191,12 +191,12 @@ final class _Preview: @unchecked Sendable {
             let out = frame.row(y).assumingMemoryBound(to: UInt8.self) + 4 * a.x
             for x in 0..<a.width {
                 let v = row[x]
-                let a = min(max(v.w, 0), 1)
+                let a = v.w.bounded(0, 1)
                 let c = a > 0 ? v * (1 / a) : .zero
                 let o = out + 4 * x
-                o[0] = UInt8(min(max(c.x, 0), 1) * 255 + 0.5)
-                o[1] = UInt8(min(max(c.y, 0), 1) * 255 + 0.5)
-                o[2] = UInt8(min(max(c.z, 0), 1) * 255 + 0.5)
+                o[0] = UInt8(c.x.bounded(0, 1) * 255 + 0.5)
+                o[1] = UInt8(c.y.bounded(0, 1) * 255 + 0.5)
+                o[2] = UInt8(c.z.bounded(0, 1) * 255 + 0.5)
                 o[3] = UInt8(a * 255 + 0.5)
             }
         }

@@ -101,7 +101,7 @@ enum _GalleryLaunch {
         switch f {
         case .threshold(let weights, let threshold, let maximum):
             // The byte of `maximum` as StraightBytes.encode stores it (encoded values).
-            let on = Int32((min(max(maximum, 0), 1) * 255).rounded(.toNearestOrEven))
+            let on = Int32((maximum.bounded(0, 1) * 255).rounded(.toNearestOrEven))
             try context.launch(
                 try function("sfumato_threshold", context), grid: (ceil(ceil(buffers.width * 4, 16), 64), ceil(buffers.height, 4), 1),
                 block: (64, 4, 1),

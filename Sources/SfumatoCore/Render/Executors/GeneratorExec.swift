@@ -28,7 +28,7 @@ final class _GeneratorExec: _Exec, @unchecked Sendable {
                     var c = p[i]
                     // Not-a-number or infinite colours from a generator are stored as transparent.
                     if !(c.x.isFinite && c.y.isFinite && c.z.isFinite && c.w.isFinite) { c = .zero }
-                    let a = min(max(c.w, 0), 1)
+                    let a = c.w.bounded(0, 1)
                     if convert { c = decode ? SRGB.decode(c) : SRGB.encode(c) }
                     p[i] = SIMD4(c.x * a, c.y * a, c.z * a, a)
                 }

@@ -74,7 +74,7 @@ final class _MaskBlendExec: _Exec, @unchecked Sendable {
     /// One pixel: the definition, on premultiplied working values.
     @inline(__always)
     static func blend(_ s: SIMD4<Float>, _ d: SIMD4<Float>, _ m: SIMD4<Float>) -> SIMD4<Float> {
-        let l = min(max(0.2125 * m.x + 0.7154 * m.y + 0.0721 * m.z, 0), 1)
+        let l = (0.2125 * m.x + 0.7154 * m.y + 0.0721 * m.z).bounded(0, 1)
         return s * l + d * (1 - l)
     }
 

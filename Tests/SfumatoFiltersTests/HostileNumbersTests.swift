@@ -1,0 +1,90 @@
+import Foundation
+import SfumatoCore
+import SfumatoFilters
+import SfumatoTestSupport
+import Testing
+
+/// Float images can carry NaN, infinities and huge values (a decoded float file, a user's own
+/// bitmap, an earlier filter's overflow). Every registered filter takes them into every kind of
+/// destination, on both routes, without a trap: whatever it makes of them, the render ends.
+@Suite("Every registered filter given NaN, infinite and huge pixels")
+struct HostilePixelsTests {
+    static let hostile: [Float] = [.nan, .infinity, -.infinity, 1e30, -1e30, 0.5, 1, 0, -0.25, 3]
+
+    /// Every channel, alpha too, walks through the hostile values at its own pace.
+    static let source: Bitmap = try! Pixels.make(29, 19, format: .rgbaFloat32, alpha: .premultiplied, encoding: .linear) { x, y in
+        let n = hostile.count
+        return SIMD4(hostile[(x + y) % n], hostile[(2 * x + y) % n], hostile[(x + 3 * y) % n], hostile[(x * y + 7) % n])
+    }
+
+    @Test("no trap, into 8-bit, gray and float destinations, wide and baseline", arguments: FilterRegistry.all.map { $0.descriptor.name })
+    func noTrap(_ name: String) throws {
+        let type = FilterRegistry.all.first { $0.descriptor.name == name }!
+        let image = Image(bitmap: Self.source)
+        for filter in try FilterVerifier.samples(type, image: image) {
+            let result = filter.apply(to: image)
+            let extent = result.extent.intersection(Self.source.bounds)
+            let rect = extent.isEmpty ? Self.source.bounds : extent
+            for ws in [WorkingSpace.none, .linear] {
+                let context = RenderContext(options: .init(workingSpace: ws, tileWidth: 16, tileHeight: 8))
+                for (format, alpha) in [(PixelFormat.rgba8, AlphaMode.straight), (.rgba8, .premultiplied), (.gray8, .straight), (.rgbaFloat32, .straight)] {
+                    let wide = try? context.render(result, rect: rect, format: format, alpha: alpha)
+                    let baseline = try? CPUFeatures.withBaselineVectors { try context.render(result, rect: rect, format: format, alpha: alpha) }
+                    #expect((wide == nil) == (baseline == nil), "\(name) into \(format) in \(ws): one route failed, the other did not")
+                }
+            }
+        }
+    }
+}
+
+/// The Swift API takes arguments unchecked (the memberwise initialisers, ``FilterArguments/set(_:_:)``):
+/// every number of every registered filter set to NaN, an infinity or ±1e300 in turn, the others at
+/// their defaults, and every list given one entry too few and one too many, makes an error or a
+/// filter that renders, on both routes, without a trap, validated or not.
+@Suite("Every registered filter given NaN, infinite and huge arguments")
+struct HostileArgumentsTests {
+    static let values: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300]
+    static let photo = Image(bitmap: try! Pixels.noise(37, 23, seed: 5, alpha: true))
+
+    @Test("no trap and no hang, wide and baseline", arguments: FilterRegistry.all.map { $0.descriptor.name })
+    func noTrap(_ name: String) throws {
+        let type = FilterRegistry.all.first { $0.descriptor.name == name }!
+        let d = type.descriptor
+        var images: [String: (Image, String)] = [:]
+        for p in d.parameters where p.kind == .image { images[p.key] = (Self.photo.translatedBy(dx: 3, dy: -2), "shifted") }
+        let defaults = try d.arguments(values: [:], images: images)
+        var cases: [(String, FilterArguments)] = []
+        for p in d.parameters where [.number, .integer, .vector].contains(p.kind) {
+            for v in Self.values {
+                var arguments = defaults
+                if p.kind == .vector, case .vector(let list)? = defaults.values[p.key] ?? p.defaultValue {
+                    arguments.set(p, .vector([Double](repeating: v, count: max(list.count, 1))))
+                } else {
+                    arguments.set(p, .number(v))
+                }
+                cases.append(("\(p.key) = \(v)", arguments))
+            }
+            if p.kind == .vector, case .vector(let list)? = defaults.values[p.key] ?? p.defaultValue {
+                for wrong in [Array(list.dropLast()), list + [0.5]] {
+                    var arguments = defaults
+                    arguments.set(p, .vector(wrong))
+                    cases.append(("\(p.key) = \(wrong)", arguments))
+                }
+            }
+        }
+        for (what, arguments) in cases {
+            for filter in [try? type.init(uncheckedArguments: arguments), try? type.init(arguments: arguments)].compactMap({ $0 }) {
+                let result = filter.apply(to: Self.photo)
+                let extent = result.extent.intersection(Self.photo.extent)
+                let rect = extent.isEmpty || extent.isInfinite ? Self.photo.extent : extent
+                for ws in [WorkingSpace.none, .linear] {
+                    // Whole renders: small tiles under a blur of the largest radius would each read ~3000^2 pixels.
+                    let context = RenderContext(workingSpace: ws)
+                    let wide = try? context.render(result, rect: rect, format: .rgba8)
+                    let baseline = try? CPUFeatures.withBaselineVectors { try context.render(result, rect: rect, format: .rgba8) }
+                    #expect((wide == nil) == (baseline == nil), "\(name) \(what) in \(ws): one route failed, the other did not")
+                }
+            }
+        }
+    }
+}
