@@ -170,6 +170,8 @@ struct GeometryTests {
             let (w, h) = f.outputSize(width: photo.width, height: photo.height)
             #expect(image.extent.width == w && image.extent.height == h)
             let out = try RenderContext(workingSpace: .none).render(image, rect: image.extent)
+            let tiled = try RenderContext(options: .init(workingSpace: .none, tileWidth: 16, tileHeight: 5)).render(image, rect: image.extent)
+            #expect(Pixels.maxDifference(out, tiled) == 0, "scale \(scale): small tiles")
             func taps(_ i: Int, _ outSize: Int, _ inSize: Int) -> [(Int, Double)] {
                 let s = Double(outSize) / Double(inSize), f = max(1, 1 / s)
                 let centre = (Double(i) + 0.5) / s - 0.5

@@ -39,6 +39,8 @@ struct WideVectorTests {
         ("closing 5x5", Closing(width: 5, height: 5)), ("opening 9x3", Opening(width: 9, height: 3)),
         ("area max 21x19 (by doubling)", AreaMax(width: 21, height: 19)), ("area min 4x6", AreaMin(width: 4, height: 6)),
         ("dilate disc", Dilate.disc(diameter: 15, radius: 7)),
+        // Shrinking rows by half or more: the vertical pass first, straight from the bytes.
+        ("lanczos x0.27", LanczosScaleTransform(scale: 0.27)), ("lanczos x0.5, aspect 1.3", LanczosScaleTransform(scale: 0.5, aspectRatio: 1.3)),
         (
             "sepia matrix with bias",
             ColorMatrix(r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0], bias: [0.05, -0.02, 0.1, 0])

@@ -191,47 +191,14 @@ struct _ResampleKernel: NeighborhoodKernel {
     /// pass into `target(y)`, handed to `finish` row by row. Every tap lies inside the input (see
     /// `_ResampleAxis.add`), and the region of interest holds every tap of the tile's outputs, so
     /// the passes read without clamping.
-    private func passes(
+    func passes(
         _ input: Rect, _ r: Rect, _ scratch: TileScratch, row: (Int) -> UnsafePointer<SIMD4<Float>>,
         target: (Int) -> UnsafeMutablePointer<SIMD4<Float>>, finish: (Int, UnsafeMutablePointer<SIMD4<Float>>) -> Void
     ) {
         let mid = scratch.floatTile(Rect(x: r.x, y: input.y, width: r.width, height: input.height))
         horizontal.withTaps { start, count, offset, w in
-            let first = r.x - horizontal.outputOrigin, end = first + r.width
             for y in input.y..<input.maxY {
-                let src = row(y) - input.x
-                let dst = mid.row(y) - first
-                var i = first
-                // Four outputs at once where they have as many taps (all but a few at the edges):
-                // four independent sums, each in the order of the one-output step, so the
-                // additions overlap instead of each waiting for the one before (a shrink's 24
-                // taps ran at one addition's latency each: Lanczos ×0.25 of 24 MP 89 -> 67 ms;
-                // eight at once was slower, 79).
-                while i < end {
-                    let n = count[i]
-                    if i + 4 <= end && count[i + 1] == n && count[i + 2] == n && count[i + 3] == n {
-                        let t0 = src + start[i], t1 = src + start[i + 1], t2 = src + start[i + 2], t3 = src + start[i + 3]
-                        let w0 = w + offset[i], w1 = w + offset[i + 1], w2 = w + offset[i + 2], w3 = w + offset[i + 3]
-                        var a0 = SIMD4<Float>.zero, a1 = a0, a2 = a0, a3 = a0
-                        for t in 0..<n {
-                            a0 += t0[t] * w0[t]
-                            a1 += t1[t] * w1[t]
-                            a2 += t2[t] * w2[t]
-                            a3 += t3[t] * w3[t]
-                        }
-                        dst[i] = a0
-                        dst[i + 1] = a1
-                        dst[i + 2] = a2
-                        dst[i + 3] = a3
-                        i += 4
-                    } else {
-                        let taps = src + start[i], weights = w + offset[i]
-                        var acc = SIMD4<Float>.zero
-                        for t in 0..<n { acc += taps[t] * weights[t] }
-                        dst[i] = acc
-                        i += 1
-                    }
-                }
+                Self.horizontalRow(row(y) - input.x, into: mid.row(y), outputs: r.x - horizontal.outputOrigin, r.width, start, count, offset, w)
             }
         }
         vertical.withTaps { start, count, offset, w in
@@ -270,32 +237,45 @@ struct _ResampleKernel: NeighborhoodKernel {
             }
         }
     }
-}
 
-/// The same passes on 8-bit tiles: each input row converted to floats as a float tile's would
-/// be (b / 255) into a row buffer that stays in cache, the taps and sums of the float route in
-/// the same order, and each output row rounded to bytes as a float tile is. So the 8-bit route
-/// gives the float route's values without filling a float copy of the input (four times its
-/// bytes); only the final rounding of a straight destination may differ, by a level at most.
-extension _ResampleKernel {
-    var supportsBytes: Bool { true }
-    /// Weights sum to 1: opaque in, opaque out.
-    var keepsOpaque: Bool { true }
-
-    func apply(input: ByteTile, output out: ByteTile, scratch: TileScratch) throws {
-        let r = out.rect.intersection(output)
-        if r != out.rect {
-            for y in out.rect.y..<out.rect.maxY { out.row(y).update(repeating: 0, count: 4 * out.rect.width) }
+    /// One row of the horizontal pass: outputs `first ..< first + width` (indices on the axis)
+    /// from `src`, which points at input column 0 (tap starts are absolute), into `dst[0...]`.
+    @inline(__always)
+    static func horizontalRow(
+        _ src: UnsafePointer<SIMD4<Float>>, into out: UnsafeMutablePointer<SIMD4<Float>>, outputs first: Int, _ width: Int,
+        _ start: UnsafePointer<Int>, _ count: UnsafePointer<Int>, _ offset: UnsafePointer<Int>, _ w: UnsafePointer<Float>
+    ) {
+        let dst = out - first, end = first + width
+        var i = first
+        // Four outputs at once where they have as many taps (all but a few at the edges):
+        // four independent sums, each in the order of the one-output step, so the
+        // additions overlap instead of each waiting for the one before (a shrink's 24
+        // taps ran at one addition's latency each: Lanczos ×0.25 of 24 MP 89 -> 67 ms;
+        // eight at once was slower, 79).
+        while i < end {
+            let n = count[i]
+            if i + 4 <= end && count[i + 1] == n && count[i + 2] == n && count[i + 3] == n {
+                let t0 = src + start[i], t1 = src + start[i + 1], t2 = src + start[i + 2], t3 = src + start[i + 3]
+                let w0 = w + offset[i], w1 = w + offset[i + 1], w2 = w + offset[i + 2], w3 = w + offset[i + 3]
+                var a0 = SIMD4<Float>.zero, a1 = a0, a2 = a0, a3 = a0
+                for t in 0..<n {
+                    a0 += t0[t] * w0[t]
+                    a1 += t1[t] * w1[t]
+                    a2 += t2[t] * w2[t]
+                    a3 += t3[t] * w3[t]
+                }
+                dst[i] = a0
+                dst[i + 1] = a1
+                dst[i + 2] = a2
+                dst[i + 3] = a3
+                i += 4
+            } else {
+                let taps = src + start[i], weights = w + offset[i]
+                var acc = SIMD4<Float>.zero
+                for t in 0..<n { acc += taps[t] * weights[t] }
+                dst[i] = acc
+                i += 1
+            }
         }
-        if r.isEmpty { return }
-        let source = scratch.buffer(of: SIMD4<Float>.self, count: input.rect.width)
-        let line = scratch.buffer(of: SIMD4<Float>.self, count: r.width)
-        passes(
-            input.rect, r, scratch,
-            row: { y in
-                _Convert.bytesToFloats(input.row(y), input.rect.width, source)
-                return UnsafePointer(source)
-            },
-            target: { _ in line }, finish: { y, values in _Convert.floatsToBytes(values, r.width, out.pointer(x: r.x, y: y)) })
     }
 }
