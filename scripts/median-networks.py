@@ -297,6 +297,30 @@ def swift_wide(n, name, chunks, inputs, slot, used, outputs, count):
     return "\n".join(lines)
 
 
+def swift_wide_sorter(n):
+    """Phase 1 on 64 bytes: the n window rows' vectors at byte `at`, sorted lane by lane by the
+    network `_sort{n}` uses, stored rank by rank into the phase planes."""
+    lines = [
+        f"    /// `_sort{n}` (SfumatoFilters) on 64 bytes, from the rows to the phase planes: the 64 bytes at",
+        f"    /// `rows[dy] + at` for dy in 0 ..< {n} sorted lane by lane ({len(SORTERS[n])} exchanges), rank r stored at",
+        "    /// `planes + (4 * r + phase) * planeBytes + first`.",
+        "    @inline(never)",
+        f"    public func _sortColumns{n}AVX512(",
+        "        _ rows: UnsafePointer<UnsafeRawPointer>, at: Int, into planes: UnsafeMutableRawPointer, _ planeBytes: Int, phase: Int, first: Int",
+        "    ) {",
+    ]
+    current = {i: f"a{i}" for i in range(n)}
+    lines += [f"        let a{i} = rows[{i}].loadUnaligned(fromByteOffset: at, as: __m512i.self)" for i in range(n)]
+    for fresh, (a, b) in enumerate(SORTERS[n]):
+        lo, hi = f"l{fresh}", f"h{fresh}"
+        lines.append(f"        let {lo} = _mm512_min_epu8({current[a]}, {current[b]}), {hi} = _mm512_max_epu8({current[a]}, {current[b]})")
+        current[a], current[b] = lo, hi
+    lines += [f"        planes.storeBytes(of: {current[r]}, toByteOffset: ({4 * r} &+ phase) &* planeBytes &+ first, as: __m512i.self)"
+              for r in range(n)]
+    lines.append("    }")
+    return "\n".join(lines)
+
+
 def main():
     wide = sys.argv[1:] == ["--avx512"]
     if wide:
@@ -311,7 +335,7 @@ def main():
         ops, outputs = block_medians(n)
         check(n, ops, outputs)
         block, sorter = swift(n, ops, outputs, wide)
-        parts += [block, ""] if wide else [sorter, "", block, ""]
+        parts += [swift_wide_sorter(n), "", block, ""] if wide else [sorter, "", block, ""]
         count = sum(1 for op in ops if op[0] != 'in')
         print(f"{n}x{n}: {count} operations per block of {BLOCK}, {count / BLOCK} per output", file=sys.stderr)
     if wide:

@@ -4,6 +4,34 @@
 #if arch(x86_64)
     import _Builtin_intrinsics.intel
 
+    /// `_sort5` (SfumatoFilters) on 64 bytes, from the rows to the phase planes: the 64 bytes at
+    /// `rows[dy] + at` for dy in 0 ..< 5 sorted lane by lane (9 exchanges), rank r stored at
+    /// `planes + (4 * r + phase) * planeBytes + first`.
+    @inline(never)
+    public func _sortColumns5AVX512(
+        _ rows: UnsafePointer<UnsafeRawPointer>, at: Int, into planes: UnsafeMutableRawPointer, _ planeBytes: Int, phase: Int, first: Int
+    ) {
+        let a0 = rows[0].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let a1 = rows[1].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let a2 = rows[2].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let a3 = rows[3].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let a4 = rows[4].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let l0 = _mm512_min_epu8(a0, a3), h0 = _mm512_max_epu8(a0, a3)
+        let l1 = _mm512_min_epu8(a1, a4), h1 = _mm512_max_epu8(a1, a4)
+        let l2 = _mm512_min_epu8(l0, a2), h2 = _mm512_max_epu8(l0, a2)
+        let l3 = _mm512_min_epu8(l1, h0), h3 = _mm512_max_epu8(l1, h0)
+        let l4 = _mm512_min_epu8(l2, l3), h4 = _mm512_max_epu8(l2, l3)
+        let l5 = _mm512_min_epu8(h2, h1), h5 = _mm512_max_epu8(h2, h1)
+        let l6 = _mm512_min_epu8(h4, l5), h6 = _mm512_max_epu8(h4, l5)
+        let l7 = _mm512_min_epu8(h3, h5), h7 = _mm512_max_epu8(h3, h5)
+        let l8 = _mm512_min_epu8(h6, l7), h8 = _mm512_max_epu8(h6, l7)
+        planes.storeBytes(of: l4, toByteOffset: (0 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+        planes.storeBytes(of: l6, toByteOffset: (4 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+        planes.storeBytes(of: l8, toByteOffset: (8 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+        planes.storeBytes(of: h8, toByteOffset: (12 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+        planes.storeBytes(of: h7, toByteOffset: (16 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+    }
+
     /// `_medians5x5` (SfumatoFilters) on 64 bytes: the medians of four neighbouring blocks of
     /// 4 5x5 windows, block k from the 16 bytes k of each vector. The median of window `t`
     /// of each block is left in the 64 bytes at `slots + 64 * _medians5x5AVX512Outputs[t]`; `slots`
@@ -536,6 +564,45 @@
         let v613 = _mm512_max_epu8(v596, v565)
         s.storeBytes(of: v521, toByteOffset: 2688, as: __m512i.self)
         s.storeBytes(of: v613, toByteOffset: 1216, as: __m512i.self)
+    }
+
+    /// `_sort7` (SfumatoFilters) on 64 bytes, from the rows to the phase planes: the 64 bytes at
+    /// `rows[dy] + at` for dy in 0 ..< 7 sorted lane by lane (16 exchanges), rank r stored at
+    /// `planes + (4 * r + phase) * planeBytes + first`.
+    @inline(never)
+    public func _sortColumns7AVX512(
+        _ rows: UnsafePointer<UnsafeRawPointer>, at: Int, into planes: UnsafeMutableRawPointer, _ planeBytes: Int, phase: Int, first: Int
+    ) {
+        let a0 = rows[0].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let a1 = rows[1].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let a2 = rows[2].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let a3 = rows[3].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let a4 = rows[4].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let a5 = rows[5].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let a6 = rows[6].loadUnaligned(fromByteOffset: at, as: __m512i.self)
+        let l0 = _mm512_min_epu8(a0, a6), h0 = _mm512_max_epu8(a0, a6)
+        let l1 = _mm512_min_epu8(a2, a3), h1 = _mm512_max_epu8(a2, a3)
+        let l2 = _mm512_min_epu8(a4, a5), h2 = _mm512_max_epu8(a4, a5)
+        let l3 = _mm512_min_epu8(l0, l1), h3 = _mm512_max_epu8(l0, l1)
+        let l4 = _mm512_min_epu8(a1, l2), h4 = _mm512_max_epu8(a1, l2)
+        let l5 = _mm512_min_epu8(h1, h0), h5 = _mm512_max_epu8(h1, h0)
+        let l6 = _mm512_min_epu8(l3, l4), h6 = _mm512_max_epu8(l3, l4)
+        let l7 = _mm512_min_epu8(h3, h2), h7 = _mm512_max_epu8(h3, h2)
+        let l8 = _mm512_min_epu8(l5, h4), h8 = _mm512_max_epu8(l5, h4)
+        let l9 = _mm512_min_epu8(h6, l7), h9 = _mm512_max_epu8(h6, l7)
+        let l10 = _mm512_min_epu8(h8, h5), h10 = _mm512_max_epu8(h8, h5)
+        let l11 = _mm512_min_epu8(h9, l8), h11 = _mm512_max_epu8(h9, l8)
+        let l12 = _mm512_min_epu8(l10, h7), h12 = _mm512_max_epu8(l10, h7)
+        let l13 = _mm512_min_epu8(l9, l11), h13 = _mm512_max_epu8(l9, l11)
+        let l14 = _mm512_min_epu8(h11, l12), h14 = _mm512_max_epu8(h11, l12)
+        let l15 = _mm512_min_epu8(h12, h10), h15 = _mm512_max_epu8(h12, h10)
+        planes.storeBytes(of: l6, toByteOffset: (0 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+        planes.storeBytes(of: l13, toByteOffset: (4 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+        planes.storeBytes(of: h13, toByteOffset: (8 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+        planes.storeBytes(of: l14, toByteOffset: (12 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+        planes.storeBytes(of: h14, toByteOffset: (16 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+        planes.storeBytes(of: l15, toByteOffset: (20 &+ phase) &* planeBytes &+ first, as: __m512i.self)
+        planes.storeBytes(of: h15, toByteOffset: (24 &+ phase) &* planeBytes &+ first, as: __m512i.self)
     }
 
     /// `_medians7x7` (SfumatoFilters) on 64 bytes: the medians of four neighbouring blocks of

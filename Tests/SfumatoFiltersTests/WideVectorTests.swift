@@ -31,7 +31,7 @@ struct WideVectorTests {
         ("gaussian 0.4 clamp", GaussianBlur(radius: 0.4, edges: .clamp)), ("gaussian 2 clamp", GaussianBlur(radius: 2, edges: .clamp)),
         ("gaussian 3.3 transparent", GaussianBlur(radius: 3.3)), ("gaussian 10 clamp", GaussianBlur(radius: 10, edges: .clamp)),
         ("gaussian 11.9 transparent", GaussianBlur(radius: 11.9)), ("gaussian 19.9 clamp", GaussianBlur(radius: 19.9, edges: .clamp)),
-        ("median 3x3", Median(diameter: 3)),
+        ("median 3x3", Median(diameter: 3)), ("median 5x5", Median(diameter: 5)), ("median 7x7", Median(diameter: 7)),
         ("gamma 1.5 (a table on grey)", GammaAdjust(power: 1.5)), ("histogram equalization", HistogramEqualization()),
         ("white point (three tables on RGBA)", WhitePointAdjust(color: [1, 0.9, 0.7, 1])), ("colour invert", ColorInvert()),
         ("hue 1 (a matrix)", HueAdjust(angle: 1)), ("colour controls, clipping", ColorControls(saturation: 2, brightness: 0.1, contrast: 1.2)),

@@ -39,8 +39,10 @@ extension _MedianKernel {
         // Each input row in the phase layout (a 4x4 transpose per 16 pixels), made once and kept
         // in a ring of the window's n rows: output row y reads rows y - r ... y + r, and the next
         // output row needs only one new one (transposing every window row for every output row
-        // was about 40% of phase 1).
-        let ringRowBytes = 64 * groups
+        // was about 40% of phase 1). A ring row holds its four phases one after the other, each
+        // padded, so that phase 1 reads four groups of one phase as 64 contiguous bytes.
+        let phaseBytes = 16 * groups + 64
+        let ringRowBytes = 4 * phaseBytes
         let ring = UnsafeMutableRawPointer(scratch.buffer(of: UInt8.self, count: n * ringRowBytes + 64))
         let windowRows = scratch.buffer(of: UnsafeRawPointer.self, count: n)
         func transposeRow(_ iy: Int) {
@@ -60,10 +62,10 @@ extension _MedianKernel {
                     p.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self),
                     p.loadUnaligned(fromByteOffset: 32, as: SIMD16<UInt8>.self),
                     p.loadUnaligned(fromByteOffset: 48, as: SIMD16<UInt8>.self))
-                slot.storeBytes(of: t.0, toByteOffset: 64 * g, as: SIMD16<UInt8>.self)
-                slot.storeBytes(of: t.1, toByteOffset: 64 * g + 16, as: SIMD16<UInt8>.self)
-                slot.storeBytes(of: t.2, toByteOffset: 64 * g + 32, as: SIMD16<UInt8>.self)
-                slot.storeBytes(of: t.3, toByteOffset: 64 * g + 48, as: SIMD16<UInt8>.self)
+                slot.storeBytes(of: t.0, toByteOffset: 16 * g, as: SIMD16<UInt8>.self)
+                slot.storeBytes(of: t.1, toByteOffset: phaseBytes + 16 * g, as: SIMD16<UInt8>.self)
+                slot.storeBytes(of: t.2, toByteOffset: 2 * phaseBytes + 16 * g, as: SIMD16<UInt8>.self)
+                slot.storeBytes(of: t.3, toByteOffset: 3 * phaseBytes + 16 * g, as: SIMD16<UInt8>.self)
             }
         }
         for iy in (out.y - r)..<(out.y + r) { transposeRow(iy) }
@@ -71,14 +73,33 @@ extension _MedianKernel {
             transposeRow(y + r)
             // Phase 1: sort each input column's n rows, into the phase planes.
             for dy in 0..<n { windowRows[dy] = UnsafeRawPointer(ring + (((y - r + dy) % n + n) % n) * ringRowBytes) }
-            for g in 0..<groups {
+            var g = 0
+            #if arch(x86_64)
+                // Four groups at once on 64 bytes (reads and writes past the last group stay in
+                // the padding of each phase and plane).
+                if wideSlots != nil {
+                    while g < groups {
+                        for phase in 0..<4 {
+                            let at = phase * phaseBytes + 16 * g
+                            if n == 5 {
+                                _sortColumns5AVX512(windowRows, at: at, into: planes, planeBytes, phase: phase, first: 16 * g)
+                            } else {
+                                _sortColumns7AVX512(windowRows, at: at, into: planes, planeBytes, phase: phase, first: 16 * g)
+                            }
+                        }
+                        g += 4
+                    }
+                }
+            #endif
+            while g < groups {
                 let first = 16 * g
                 for phase in 0..<4 {
                     let column = columns + phase * n
-                    for dy in 0..<n { column[dy] = windowRows[dy].load(fromByteOffset: 64 * g + 16 * phase, as: SIMD16<UInt8>.self) }
+                    for dy in 0..<n { column[dy] = windowRows[dy].load(fromByteOffset: phase * phaseBytes + 16 * g, as: SIMD16<UInt8>.self) }
                     if n == 5 { _sort5(column) } else { _sort7(column) }
                     for rank in 0..<n { plane(rank, phase).storeBytes(of: column[rank], toByteOffset: first, as: SIMD16<UInt8>.self) }
                 }
+                g += 1
             }
             // Phase 2: blocks of 16 output pixels; output k of a block is column k of its window.
             let d = UnsafeMutableRawPointer(output.row(y))
