@@ -1,4 +1,7 @@
 import Foundation
+#if arch(x86_64)
+    import SfumatoAVX512
+#endif
 
 extension _WarpKernel {
     /// Whether the rows apply: a map that shrinks nowhere (no widening), sampled bilinearly or
@@ -207,6 +210,33 @@ struct _BilinearSpan {
     ) {
         var fu = Int64((u * Self.unit).rounded(.down)), fv = Int64((v * Self.unit).rounded(.down))
         let stepU = Int64((du * Self.unit).rounded()), stepV = Int64((dv * Self.unit).rounded())
+        var x = x
+        #if arch(x86_64)
+            // Eight pixels a step while their blocks lie inside; sixteen here after each stop
+            // (the edges, the transparent corners), then eight a step again.
+            if CPUFeatures.wideVectors {
+                while x1 - x >= 8 {
+                    let done = _bilinearRowAVX512(
+                        dst + 4 &* (x &- x0), count: x1 - x, u: fu, v: fv, du: stepU, dv: stepV, base: base, rowBytes: rowBytes,
+                        originX: tx0, originY: ty0, lowX: first.x, lowY: first.y, highX: last.x, highY: last.y)
+                    fu &+= Int64(done) &* stepU
+                    fv &+= Int64(done) &* stepV
+                    x += done
+                    let end = min(x + 16, x1)
+                    step(dst, y: y, x0: x0, x: x, x1: end, fu: &fu, fv: &fv, stepU: stepU, stepV: stepV, edge: edge)
+                    x = end
+                }
+            }
+        #endif
+        step(dst, y: y, x0: x0, x: x, x1: x1, fu: &fu, fv: &fv, stepU: stepU, stepV: stepV, edge: edge)
+    }
+
+    /// Pixels x ..< x1 one at a time, from the point (fu, fv) in 32.32 fixed point, advanced.
+    @inline(__always)
+    private func step(
+        _ dst: UnsafeMutableRawPointer, y: Int, x0: Int, x: Int, x1: Int, fu: inout Int64, fv: inout Int64, stepU: Int64, stepV: Int64,
+        edge: (Int, Int) -> SIMD4<Float>
+    ) {
         for x in x..<x1 {
             let iu = Int(truncatingIfNeeded: fu &>> 32), iv = Int(truncatingIfNeeded: fv &>> 32)
             let o = 4 &* (x &- x0)
