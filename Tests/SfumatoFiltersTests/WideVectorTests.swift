@@ -42,12 +42,20 @@ struct WideVectorTests {
         // Shrinking rows by half or more: the vertical pass first, straight from the bytes.
         ("lanczos x0.27", LanczosScaleTransform(scale: 0.27)),
         // Eight bilinear samples a step along each row while their blocks lie inside.
-        ("affine turn 0.17, bilinear", AffineTransformFilter(transform: AffineMap(a: cos(0.17), b: sin(0.17), c: -sin(0.17), d: cos(0.17), tx: 3, ty: -2), sampling: .bilinear)),
+        (
+            "affine turn 0.17, bilinear",
+            AffineTransformFilter(
+                transform: AffineMap(a: cos(0.17), b: sin(0.17), c: -sin(0.17), d: cos(0.17), tx: 3, ty: -2), sampling: .bilinear)
+        ),
         (
             "perspective, bilinear (stepped in spans)",
             PerspectiveTransform(topLeft: [5, 2], topRight: [140, 10], bottomRight: [120, 45], bottomLeft: [0, 38], sampling: .bilinear)
         ),
-        ("affine shear and enlargement, bilinear", AffineTransformFilter(transform: AffineMap(a: 1.7, b: 0.2, c: 0.4, d: 1.3, tx: 0.25, ty: 0), sampling: .bilinear)), ("lanczos x0.5, aspect 1.3", LanczosScaleTransform(scale: 0.5, aspectRatio: 1.3)),
+        (
+            "affine shear and enlargement, bilinear",
+            AffineTransformFilter(transform: AffineMap(a: 1.7, b: 0.2, c: 0.4, d: 1.3, tx: 0.25, ty: 0), sampling: .bilinear)
+        ),
+        ("lanczos x0.5, aspect 1.3", LanczosScaleTransform(scale: 0.5, aspectRatio: 1.3)),
         (
             "sepia matrix with bias",
             ColorMatrix(r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0], bias: [0.05, -0.02, 0.1, 0])

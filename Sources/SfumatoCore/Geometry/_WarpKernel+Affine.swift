@@ -32,7 +32,16 @@ extension _WarpKernel {
         for y in out.rect.y..<out.rect.maxY {
             let cy = Double(y) + 0.5
             let rowU = b * cy + c - 0.5, rowV = e * cy + f - 0.5
-            for x in out.rect.x..<out.rect.maxX {
+            // An affine row's pixels far outside lie before and after one interval of x (the
+            // transparent corners of a turn, a quarter of its pixels): zero there without the
+            // per-pixel test, which still decides every pixel of the interval.
+            var xs = out.rect.x..<out.rect.maxX
+            if affine, let near = Self.nearColumns(a: a, rowU: rowU, d: d, rowV: rowV, low: farLow, high: farHigh, in: xs) {
+                for x in xs.lowerBound..<near.lowerBound { out.set(x, y, .zero) }
+                for x in near.upperBound..<xs.upperBound { out.set(x, y, .zero) }
+                xs = near
+            }
+            for x in xs {
                 let cx = Double(x) + 0.5
                 let (u, v) = affine ? (a * cx + rowU, d * cx + rowV) : projected(cx, cy)
                 let fu = _floor(u), fv = _floor(v)
@@ -64,6 +73,29 @@ extension _WarpKernel {
                 }
             }
         }
+    }
+
+    /// The columns of `columns` whose point (a (x + 0.5) + rowU, d (x + 0.5) + rowV) may have its
+    /// floor within `low...high` on both axes, widened by a pixel each side; nil where the
+    /// bounds are not finite (the caller then tests every pixel).
+    static func nearColumns(
+        a: Double, rowU: Double, d: Double, rowV: Double, low: (x: Double, y: Double), high: (x: Double, y: Double), in columns: Range<Int>
+    ) -> Range<Int>? {
+        var lo = Double(columns.lowerBound), hi = Double(columns.upperBound)
+        // floor(t) in [l, h] is t in [l, h + 1): for t = k (x + 0.5) + r, an interval of x.
+        for (k, r, l, h) in [(a, rowU, low.x, high.x + 1), (d, rowV, low.y, high.y + 1)] {
+            if k == 0 {
+                if !(r >= l && r < h) { return columns.lowerBound..<columns.lowerBound }
+                continue
+            }
+            let x0 = (l - r) / k - 0.5, x1 = (h - r) / k - 0.5
+            lo = max(lo, min(x0, x1) - 1)
+            hi = min(hi, max(x0, x1) + 1)
+        }
+        guard lo.isFinite, hi.isFinite else { return nil }
+        if hi <= lo { return columns.lowerBound..<columns.lowerBound }
+        let first = max(columns.lowerBound, Int(lo.rounded(.down))), end = min(columns.upperBound, Int(hi.rounded(.up)))
+        return first < end ? first..<end : columns.lowerBound..<columns.lowerBound
     }
 
     /// Bilinear rows from and to 8-bit tiles in fixed point (`_bilinearBytes`): fractions of
@@ -218,7 +250,8 @@ struct _BilinearSpan {
                 while x1 - x >= 8 {
                     let done = _bilinearRowAVX512(
                         dst + 4 &* (x &- x0), count: x1 - x, u: fu, v: fv, du: stepU, dv: stepV, base: base, rowBytes: rowBytes,
-                        originX: tx0, originY: ty0, lowX: first.x, lowY: first.y, highX: last.x, highY: last.y)
+                        originX: tx0, originY: ty0, lowX: first.x, lowY: first.y, highX: last.x, highY: last.y,
+                        farX: (have.x &- 3)...(have.maxX &+ 2), farY: (have.y &- 3)...(have.maxY &+ 2))
                     fu &+= Int64(done) &* stepU
                     fv &+= Int64(done) &* stepV
                     x += done
