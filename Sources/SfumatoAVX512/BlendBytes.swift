@@ -1,4 +1,4 @@
-// Two blend modes over opaque 8-bit RGBA rows, 16 pixels a step: the baseline's lane arithmetic
+// Blend modes over opaque 8-bit RGBA rows, 16 pixels a step: the baseline's lane arithmetic
 // (SfumatoFilters' `_opaqueByteRows` with each mode's closure) on 512-bit vectors, so the same
 // bytes. Both rows' alpha must be 255 throughout a step; the twin stops before the first step
 // that is not, and the baseline takes over there.
@@ -12,6 +12,16 @@
         case multiply
         /// |b − s|.
         case difference
+        /// min(b, s).
+        case darken
+        /// max(b, s).
+        case lighten
+        /// max(b − s, 0).
+        case subtract
+        /// min(b + s, 255).
+        case linearDodge
+        /// max(b + s − 255, 0), as b − (255 − s) saturated.
+        case linearBurn
     }
 
     /// Blends `count` pixels of source `f` over backdrop `b` into `o` while both are opaque, 16
@@ -33,6 +43,16 @@
             switch mode {
             case .difference:
                 r = _mm512_or_si512(_mm512_subs_epu8(d, s), _mm512_subs_epu8(s, d))
+            case .darken:
+                r = _mm512_min_epu8(d, s)
+            case .lighten:
+                r = _mm512_max_epu8(d, s)
+            case .subtract:
+                r = _mm512_subs_epu8(d, s)
+            case .linearDodge:
+                r = _mm512_adds_epu8(d, s)
+            case .linearBurn:
+                r = _mm512_subs_epu8(d, _mm512_xor_si512(s, _mm512_set1_epi8(-1)))
             case .multiply:
                 // Words in lane order within each 128-bit lane; packing undoes the interleave.
                 func product(_ x: __m512i, _ y: __m512i) -> __m512i {

@@ -156,8 +156,8 @@ struct CompositeTests {
                 b[4 * k + c] = UInt8(j >> 8)
             }
         }
-        // With the AVX-512 twins (multiply, difference: 16 pixels a step) where the processor has
-        // them, and without.
+        // With the AVX-512 twins (multiply, difference, darken, lighten, subtract, linear dodge and
+        // burn: 16 pixels a step) where the processor has them, and without.
         let baseline = modes.map { m in
             (m.0 + " (baseline)", m.1, m.2.map { rows -> OpaqueByteRows in { f, b, o, n in CPUFeatures.withBaselineVectors { rows(f, b, o, n) } } })
         }

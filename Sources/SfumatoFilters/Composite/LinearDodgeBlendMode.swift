@@ -7,7 +7,10 @@ public enum LinearDodgeBlendMode: BlendMode {
         summary: "add (brighten), clamped", parameters: BlendModeParameters.all)
 
     /// min(b + s, 255): the narrowing to bytes saturates.
-    public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in _opaqueByteRows(f, b, o, n) { b, s in b &+ s } }
+    public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in
+        let wide = _opaqueBlendWide(.linearDodge, f, b, o, n)
+        return wide + _opaqueByteRows(f + 4 * wide, b + 4 * wide, o + 4 * wide, n - wide) { b, s in b &+ s }
+    }
 
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
         pointwiseMin(b + s, SIMD3(repeating: 1))

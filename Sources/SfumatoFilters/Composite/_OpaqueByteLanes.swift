@@ -6,7 +6,7 @@ import SfumatoCore
 
 /// Blend modes with an AVX-512 twin of their opaque rows.
 enum _WideBlend {
-    case multiply, difference
+    case multiply, difference, darken, lighten, subtract, linearDodge, linearBurn
 }
 
 /// How many pixels of an opaque run the AVX-512 twin blends (whole steps of 16, from the start,
@@ -17,7 +17,17 @@ func _opaqueBlendWide(
 ) -> Int {
     #if arch(x86_64)
         guard CPUFeatures.wideVectors else { return 0 }
-        return _opaqueBlendBytesAVX512(mode == .multiply ? .multiply : .difference, f, b, out, count: count)
+        let wide: _OpaqueBlendAVX512 =
+            switch mode {
+            case .multiply: .multiply
+            case .difference: .difference
+            case .darken: .darken
+            case .lighten: .lighten
+            case .subtract: .subtract
+            case .linearDodge: .linearDodge
+            case .linearBurn: .linearBurn
+            }
+        return _opaqueBlendBytesAVX512(wide, f, b, out, count: count)
     #else
         return 0
     #endif
