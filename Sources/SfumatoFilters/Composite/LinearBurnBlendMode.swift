@@ -9,9 +9,10 @@ public enum LinearBurnBlendMode: BlendMode {
     /// max(b + s - 255, 0).
     public static let opaqueByteRows: OpaqueByteRows? = { f, b, o, n in
         let wide = _opaqueBlendWide(.linearBurn, f, b, o, n)
-        return wide + _opaqueByteRows(f + 4 * wide, b + 4 * wide, o + 4 * wide, n - wide) { b, s in
-            _subtractingClamped(b &+ s, SIMD8(repeating: 255))
-        }
+        return wide
+            + _opaqueByteRows(f + 4 * wide, b + 4 * wide, o + 4 * wide, n - wide) { b, s in
+                _subtractingClamped(b &+ s, SIMD8(repeating: 255))
+            }
     }
 
     public static func blend(backdrop b: SIMD3<Float>, source s: SIMD3<Float>) -> SIMD3<Float> {
