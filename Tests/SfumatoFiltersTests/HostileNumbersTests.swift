@@ -39,8 +39,9 @@ struct HostilePixelsTests {
 
 /// The Swift API takes arguments unchecked (the memberwise initialisers, ``FilterArguments/set(_:_:)``):
 /// every number of every registered filter set to NaN, an infinity or ±1e300 in turn, the others at
-/// their defaults, and every list given one entry too few and one too many, makes an error or a
-/// filter that renders, on both routes, without a trap, validated or not.
+/// their defaults, and every list given one entry too few and one too many, makes a filter that
+/// renders, on both routes, without a trap (unchecked, as the memberwise initialisers take any
+/// list), or validated, an error or such a filter.
 @Suite("Every registered filter given NaN, infinite and huge arguments")
 struct HostileArgumentsTests {
     static let values: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300]

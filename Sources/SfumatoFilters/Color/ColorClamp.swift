@@ -24,6 +24,7 @@ public struct ColorClamp: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
+        guard _lists(minimum, maximum, count: 4) else { return image }
         func v(_ a: [Double]) -> SIMD4<Float> { SIMD4(a.map(Float.init)) }
         return image.applying([.pixel(ClampPixels(low: v(minimum), high: v(maximum)))], name: Self.descriptor.name)
     }

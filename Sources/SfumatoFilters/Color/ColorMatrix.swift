@@ -37,12 +37,13 @@ public struct ColorMatrix: DeclaredFilter, Equatable {
 
     /// Whether the filter is linear in premultiplied RGBA.
     public var isPremultipliedLinear: Bool {
-        a == [0, 0, 0, 1] && bias[3] == 0 && r[3] == 0 && g[3] == 0 && b[3] == 0
+        _lists(r, g, b, a, bias, count: 4) && a == [0, 0, 0, 1] && bias[3] == 0 && r[3] == 0 && g[3] == 0 && b[3] == 0
     }
 
-    public var preservesOpacity: Bool { a == [0, 0, 0, 1] && bias[3] == 0 }
+    public var preservesOpacity: Bool { _lists(a, bias, count: 4) && a == [0, 0, 0, 1] && bias[3] == 0 }
 
     public func apply(to image: Image) -> Image {
+        guard _lists(r, g, b, a, bias, count: 4) else { return image }
         if isPremultipliedLinear {
             let m = Matrix4(rows: [
                 [r[0], r[1], r[2], bias[0]], [g[0], g[1], g[2], bias[1]], [b[0], b[1], b[2], bias[2]], [0, 0, 0, 1]

@@ -31,6 +31,7 @@ public struct ColorPolynomial: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
+        guard _lists(red, green, blue, alpha, count: 4) else { return image }
         // Column k holds the k-th coefficient of each channel.
         let k = (0..<4).map { i in SIMD4<Float>(Float(red[i]), Float(green[i]), Float(blue[i]), Float(alpha[i])) }
         return image.applying([.pixel(CubicPixels(a0: k[0], a1: k[1], a2: k[2], a3: k[3]))], name: Self.descriptor.name)

@@ -29,6 +29,7 @@ public struct TemperatureAndTint: DeclaredFilter, Equatable {
     }
 
     public func validate() throws {
+        guard _lists(neutral, targetNeutral, count: 2) else { throw SfumatoError.invalidArgument("a neutral is two numbers: temperature and tint") }
         for v in [neutral, targetNeutral] where !(1667...25000).contains(v[0]) || !(-150...150).contains(v[1]) {
             throw SfumatoError.invalidArgument("temperature \(v[0]) K, tint \(v[1]): the temperature must be 1667...25000 K and the tint -150...150")
         }

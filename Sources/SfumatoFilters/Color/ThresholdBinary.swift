@@ -27,7 +27,8 @@ public struct ThresholdBinary: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
-        image.applying(
+        guard weights.count >= 3 else { return image }
+        return image.applying(
             [
                 .pixel(
                     _Threshold(

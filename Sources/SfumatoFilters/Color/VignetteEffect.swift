@@ -30,7 +30,7 @@ public struct VignetteEffect: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
-        guard intensity != 0 else { return image }
+        guard intensity != 0, center.count == 2 else { return image }
         let (k, r0, r1) = (intensity, radius * (1 - falloff), radius * (1 + falloff))
         let mask = Image(
             generator: _RadialFactor(cx: center[0], cy: center[1], factor: { d in 1 - k * _smoothstep(r0, r1, d) }, name: "vignette-effect factor"))

@@ -19,7 +19,7 @@ public struct WhitePointAdjust: DeclaredFilter, Equatable {
     public init(color: [Double]) { self.color = color }
 
     public func apply(to image: Image) -> Image {
-        if color.prefix(3).allSatisfy({ $0 == 1 }) { return image }
+        if color.count != 4 || color.prefix(3).allSatisfy({ $0 == 1 }) { return image }
         let w = color.prefix(3).map { SRGB.decode($0) }
         let m = [[w[0], 0, 0], [0, w[1], 0], [0, 0, w[2]]]
         return image.applying([.pixelIn(.linear, _RGBMatrix(m, name: "white point"))], name: Self.descriptor.name)

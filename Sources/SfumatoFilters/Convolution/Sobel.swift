@@ -24,6 +24,7 @@ public struct Sobel: DeclaredFilter, Equatable {
     }
 
     public func apply(to image: Image) -> Image {
+        guard !grey || weights.count >= 3 else { return image }
         let g: SIMD4<Float>? = grey ? SIMD4(Float(weights[0]), Float(weights[1]), Float(weights[2]), 0) : nil
         return _withEdges(image, .clamp) { $0.applying(_SobelKernel(grey: g)) }
     }

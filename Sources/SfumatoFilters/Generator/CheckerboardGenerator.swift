@@ -31,10 +31,11 @@ public struct CheckerboardGenerator: DeclaredFilter, Equatable {
         (self.center, self.color0, self.color1, self.width, self.sharpness) = (center, color0, color1, width, sharpness)
     }
 
-    public var preservesOpacity: Bool { color0[3] >= 1 && color1[3] >= 1 }
+    public var preservesOpacity: Bool { _lists(color0, color1, count: 4) && color0[3] >= 1 && color1[3] >= 1 }
 
     public func apply(to image: Image) -> Image {
-        Image(generator: _Checkerboard(center: center, width: width, band: (1 - sharpness) * width / 2, ramp: _ColorRamp(color0, color1)))
+        guard center.count == 2, _lists(color0, color1, count: 4) else { return .empty }
+        return Image(generator: _Checkerboard(center: center, width: width, band: (1 - sharpness) * width / 2, ramp: _ColorRamp(color0, color1)))
     }
 }
 

@@ -16,7 +16,7 @@ public struct ConstantColorGenerator: DeclaredFilter, Equatable {
 
     public init(color: [Double]) { self.color = color }
 
-    public var preservesOpacity: Bool { color[3] >= 1 }
+    public var preservesOpacity: Bool { color.count == 4 && color[3] >= 1 }
 
-    public func apply(to image: Image) -> Image { Image(color: SIMD4(color.map(Float.init)), encoding: .srgb) }
+    public func apply(to image: Image) -> Image { color.count == 4 ? Image(color: SIMD4(color.map(Float.init)), encoding: .srgb) : .empty }
 }

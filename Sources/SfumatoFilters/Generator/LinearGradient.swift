@@ -25,10 +25,11 @@ public struct LinearGradient: DeclaredFilter, Equatable {
         (self.point0, self.point1, self.color0, self.color1) = (point0, point1, color0, color1)
     }
 
-    public var preservesOpacity: Bool { color0[3] >= 1 && color1[3] >= 1 }
+    public var preservesOpacity: Bool { _lists(color0, color1, count: 4) && color0[3] >= 1 && color1[3] >= 1 }
 
     public func apply(to image: Image) -> Image {
-        Image(generator: _LinearGradient(p0: point0, p1: point1, ramp: _ColorRamp(color0, color1)))
+        guard _lists(point0, point1, count: 2), _lists(color0, color1, count: 4) else { return .empty }
+        return Image(generator: _LinearGradient(p0: point0, p1: point1, ramp: _ColorRamp(color0, color1)))
     }
 }
 

@@ -27,10 +27,11 @@ public struct RadialGradient: DeclaredFilter, Equatable {
         (self.center, self.radius0, self.radius1, self.color0, self.color1) = (center, radius0, radius1, color0, color1)
     }
 
-    public var preservesOpacity: Bool { color0[3] >= 1 && color1[3] >= 1 }
+    public var preservesOpacity: Bool { _lists(color0, color1, count: 4) && color0[3] >= 1 && color1[3] >= 1 }
 
     public func apply(to image: Image) -> Image {
-        Image(generator: _RadialGradient(center: center, r0: radius0, r1: radius1, ramp: _ColorRamp(color0, color1)))
+        guard center.count == 2, _lists(color0, color1, count: 4) else { return .empty }
+        return Image(generator: _RadialGradient(center: center, r0: radius0, r1: radius1, ramp: _ColorRamp(color0, color1)))
     }
 }
 

@@ -30,7 +30,9 @@ public struct AffineTransformFilter: DeclaredFilter, Equatable {
 
     /// The map the six numbers describe.
     public var transform: AffineMap {
-        AffineMap(a: matrix[0], b: matrix[1], c: matrix[2], d: matrix[3], tx: matrix[4], ty: matrix[5])
+        // Six numbers, or (from the Swift API) the identity.
+        guard matrix.count == 6 else { return .identity }
+        return AffineMap(a: matrix[0], b: matrix[1], c: matrix[2], d: matrix[3], tx: matrix[4], ty: matrix[5])
     }
 
     public func validate() throws {

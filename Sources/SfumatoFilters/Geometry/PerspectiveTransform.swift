@@ -36,13 +36,15 @@ public struct PerspectiveTransform: DeclaredFilter, Equatable {
 
     /// The map for an image of `extent`; nil when the corners allow none (three on a line).
     public func transform(for extent: Rect) -> ProjectiveMap? {
-        ProjectiveMap(mapping: extent, to: [topLeft, topRight, bottomRight, bottomLeft].map { ($0[0], $0[1]) })
+        guard _lists(topLeft, topRight, bottomRight, bottomLeft, count: 2) else { return nil }
+        return ProjectiveMap(mapping: extent, to: [topLeft, topRight, bottomRight, bottomLeft].map { ($0[0], $0[1]) })
     }
 
     /// The corners must make a convex quadrilateral: a folded one (a bow tie) would send part
     /// of the image behind the viewer.
     public func validate() throws {
         let p = [topLeft, topRight, bottomRight, bottomLeft]
+        guard _lists(topLeft, topRight, bottomRight, bottomLeft, count: 2) else { throw SfumatoError.invalidArgument("each corner is two numbers") }
         let turns = (0..<4).map { i -> Double in
             let a = p[i], b = p[(i + 1) % 4], c = p[(i + 2) % 4]
             return (b[0] - a[0]) * (c[1] - b[1]) - (b[1] - a[1]) * (c[0] - b[0])

@@ -55,9 +55,10 @@ public struct FilterField<F>: @unchecked Sendable {
         FilterField(
             spec: spec, read: { f, a in a.set(spec, .vector(f[keyPath: path])) },
             write: { f, a in
-                // Filters index their fixed-length lists: a wrong length is an error even unchecked.
+                // A wrong length is an error, but where unchecked (what the memberwise
+                // initialisers can make, which every filter must render).
                 let v = a.vector(spec)
-                if let count = spec.count, v.count != count {
+                if !a.unchecked, let count = spec.count, v.count != count {
                     throw SfumatoError.invalidArgument("\(spec.shortKey) needs \(count) numbers, not \(v.count)")
                 }
                 f[keyPath: path] = v
@@ -149,10 +150,11 @@ extension DeclaredFilter {
     }
 
     /// The filter with `arguments` as given, unvalidated: what the memberwise initialisers make
-    /// of any numbers. Every filter renders such a one without a trap (tests hold it to that);
-    /// throws only for a list of the wrong length or a choice that names no case.
+    /// of any numbers and lists. Every filter renders such a one without a trap (tests hold it
+    /// to that); throws only for a choice that names no case (or a field's own shape).
     public init(uncheckedArguments a: FilterArguments) throws {
-        var f = Self()
+        var f = Self(), a = a
+        a.unchecked = true
         for field in Self.fields { try field.write(&f, a) }
         self = f
     }
@@ -194,3 +196,8 @@ extension ParameterSpec {
         return v
     }
 }
+
+/// Whether every list holds `count` numbers. The memberwise initialisers take lists of any length;
+/// a filter given others leaves its image as it is (a generator: makes none).
+@inline(__always)
+func _lists(_ lists: [Double]..., count: Int) -> Bool { lists.allSatisfy { $0.count == count } }

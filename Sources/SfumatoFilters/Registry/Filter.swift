@@ -77,6 +77,10 @@ public struct FilterArguments: Sendable {
     /// Where image-valued parameters came from (paths), for recipes and plans.
     public private(set) var imageNames: [String: String] = [:]
 
+    /// Set by ``DeclaredFilter/init(uncheckedArguments:)``: fields take lists of any length,
+    /// as the memberwise initialisers do.
+    var unchecked = false
+
     public init() {}
 
     /// Sets a value (no validation; use ``FilterDescriptor`` parsing for user input).
