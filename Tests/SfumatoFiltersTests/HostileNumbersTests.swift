@@ -69,6 +69,7 @@ struct HostileArgumentsTests {
                 for wrong in [Array(list.dropLast()), list + [0.5]] {
                     var arguments = defaults
                     arguments.set(p, .vector(wrong))
+                    if p.count != nil { #expect(throws: SfumatoError.self, "\(name) \(p.key) = \(wrong)") { try type.init(arguments: arguments) } }
                     cases.append(("\(p.key) = \(wrong)", arguments))
                 }
             }

@@ -83,15 +83,15 @@ extension _WarpKernel {
     ) -> Range<Int>? {
         var lo = Double(columns.lowerBound), hi = Double(columns.upperBound)
         // floor(t) in [l, h] is t in [l, h + 1): for t = k (x + 0.5) + r, an interval of x.
-        for (k, r, l, h) in [(a, rowU, low.x, high.x + 1), (d, rowV, low.y, high.y + 1)] {
-            if k == 0 {
-                if !(r >= l && r < h) { return columns.lowerBound..<columns.lowerBound }
-                continue
-            }
+        // False where no x has it.
+        func narrow(_ k: Double, _ r: Double, _ l: Double, _ h: Double) -> Bool {
+            if k == 0 { return r >= l && r < h }
             let x0 = (l - r) / k - 0.5, x1 = (h - r) / k - 0.5
             lo = max(lo, min(x0, x1) - 1)
             hi = min(hi, max(x0, x1) + 1)
+            return true
         }
+        guard narrow(a, rowU, low.x, high.x + 1), narrow(d, rowV, low.y, high.y + 1) else { return columns.lowerBound..<columns.lowerBound }
         guard lo.isFinite, hi.isFinite else { return nil }
         if hi <= lo { return columns.lowerBound..<columns.lowerBound }
         let first = max(columns.lowerBound, Int(lo.rounded(.down))), end = min(columns.upperBound, Int(hi.rounded(.up)))
@@ -250,8 +250,7 @@ struct _BilinearSpan {
                 while x1 - x >= 8 {
                     let done = _bilinearRowAVX512(
                         dst + 4 &* (x &- x0), count: x1 - x, u: fu, v: fv, du: stepU, dv: stepV, base: base, rowBytes: rowBytes,
-                        originX: tx0, originY: ty0, lowX: first.x, lowY: first.y, highX: last.x, highY: last.y,
-                        farX: (have.x &- 3)...(have.maxX &+ 2), farY: (have.y &- 3)...(have.maxY &+ 2))
+                        originX: tx0, originY: ty0, lowX: first.x, lowY: first.y, highX: last.x, highY: last.y)
                     fu &+= Int64(done) &* stepU
                     fv &+= Int64(done) &* stepV
                     x += done

@@ -35,7 +35,7 @@ public struct Median: DeclaredFilter, Equatable {
 
     public func apply(to image: Image) -> Image {
         // Within the declared 3...63, odd (the Swift API's memberwise form is unchecked).
-        let d = min(max(diameter | 1, 3), 63)
+        let d = Self.diameter.scaledInteger(diameter, by: 1)
         return _withEdges(image, .clamp) { $0.applying(_MedianKernel(diameter: d)) }
     }
 }

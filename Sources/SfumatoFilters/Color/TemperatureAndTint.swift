@@ -36,8 +36,10 @@ public struct TemperatureAndTint: DeclaredFilter, Equatable {
     }
 
     /// The 3x3 matrix on linear sRGB.
+    /// The identity where a neutral is not two numbers (the Swift API takes any list).
     public var matrix: [[Double]] {
-        _ChromaticAdaptation.matrix(
+        guard _lists(neutral, targetNeutral, count: 2) else { return [[1, 0, 0], [0, 1, 0], [0, 0, 1]] }
+        return _ChromaticAdaptation.matrix(
             from: _ChromaticAdaptation.white(kelvin: neutral[0], tint: neutral[1]),
             to: _ChromaticAdaptation.white(kelvin: targetNeutral[0], tint: targetNeutral[1]))
     }

@@ -9,9 +9,10 @@ struct _RectangleKernel: NeighborhoodKernel {
     let height: Int
     let extreme: _Extreme
 
-    /// Sides within the filters' declared 1...255 (the Swift API passes any whole number).
+    /// Sides within the filters' declared range (the Swift API passes any whole number).
     init(width: Int, height: Int, extreme: _Extreme) {
-        (self.width, self.height, self.extreme) = (min(max(width, 1), 255), min(max(height, 1), 255), extreme)
+        func side(_ n: Int, _ spec: ParameterSpec) -> Int { Int(spec.clamped(Double(n))) }
+        (self.width, self.height, self.extreme) = (side(width, _Rectangle.width), side(height, _Rectangle.height), extreme)
     }
     /// Offset of the window's first column and row from the output pixel (centred: -(size/2)).
     var left: Int { -(width / 2) }

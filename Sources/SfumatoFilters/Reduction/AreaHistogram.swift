@@ -28,6 +28,6 @@ public struct AreaHistogram: DeclaredFilter, Equatable {
     public var preservesOpacity: Bool { false }
 
     public func apply(to image: Image) -> Image {
-        image.reduced(over: _AreaParameter.area(area, image.extent), by: _HistogramReduction(count: min(max(count, 1), 4096), scale: scale))
+        image.reduced(over: _AreaParameter.area(area, image.extent), by: _HistogramReduction(count: Self.count.scaledInteger(count, by: 1), scale: scale))
     }
 }

@@ -46,7 +46,10 @@ public struct FilterField<F>: @unchecked Sendable {
         FilterField(
             spec: spec, read: { f, a in a.set(spec, .number(Double(f[keyPath: path]))) },
             // Unchecked arguments (the Swift API's) may hold NaN or 1e300: taken as 0 or within Int32.
-            write: { f, a in f[keyPath: path] = Int(a.number(spec).isNaN ? 0 : a.number(spec).bounded(-0x7FFF_FFFF, 0x7FFF_FFFF)) },
+            write: { f, a in
+                let v = a.number(spec)
+                f[keyPath: path] = Int(v.isNaN ? 0 : v.bounded(-0x7FFF_FFFF, 0x7FFF_FFFF))
+            },
             scale: spec.unit == .pixels ? { f, k in f[keyPath: path] = spec.scaledInteger(f[keyPath: path], by: k) } : nil)
     }
 
@@ -145,7 +148,7 @@ extension DeclaredFilter {
     public func validate() throws {}
 
     public init(arguments a: FilterArguments) throws {
-        try self.init(uncheckedArguments: a)
+        self = try Self.written(a)
         try validate()
     }
 
@@ -153,10 +156,16 @@ extension DeclaredFilter {
     /// of any numbers and lists. Every filter renders such a one without a trap (tests hold it
     /// to that); throws only for a choice that names no case (or a field's own shape).
     public init(uncheckedArguments a: FilterArguments) throws {
-        var f = Self(), a = a
+        var a = a
         a.unchecked = true
-        for field in Self.fields { try field.write(&f, a) }
-        self = f
+        self = try Self.written(a)
+    }
+
+    /// A filter at its defaults with every field written from `a`.
+    private static func written(_ a: FilterArguments) throws -> Self {
+        var f = Self()
+        for field in fields { try field.write(&f, a) }
+        return f
     }
 
     public var arguments: FilterArguments {
