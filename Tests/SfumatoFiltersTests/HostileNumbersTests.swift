@@ -90,3 +90,46 @@ struct HostileArgumentsTests {
         }
     }
 }
+
+/// The memberwise initialisers a Swift caller uses take any value, as `init(uncheckedArguments:)`
+/// does: what the declaration would refuse renders as the doc comments say, never a trap.
+@Suite("Public initialisers given lists and sizes out of their declared forms")
+struct HostileInitialiserTests {
+    static let photo = Image(bitmap: try! Pixels.noise(23, 17, seed: 11))
+
+    func render(_ filter: any Filter) throws -> Bitmap {
+        try RenderContext(workingSpace: .none).render(filter.apply(to: Self.photo), rect: Self.photo.extent, format: .rgba8)
+    }
+
+    @Test("a colour matrix with a short or long row leaves the image as it is")
+    func colorMatrixLists() throws {
+        let original = try render(ColorMatrix())
+        for matrix in [ColorMatrix(r: [1]), ColorMatrix(g: [0, 1, 0, 0, 0]), ColorMatrix(bias: [])] {
+            #expect(Pixels.maxDifference(try render(matrix), original) == 0)
+        }
+        var short = FilterArguments()
+        short.set(ColorMatrix.rVector, .vector([1, 0]))
+        #expect(throws: SfumatoError.self) { try ColorMatrix(arguments: short) }
+    }
+
+    @Test("a median of an even, tiny or huge diameter renders the nearest declared one, and validate says so")
+    func medianDiameters() throws {
+        for (diameter, nearest) in [(4, 5), (0, 3), (-7, 3), (1_000_000, 63), (Int.min, 3), (Int.max, 63)] {
+            #expect(throws: SfumatoError.self) { try Median(diameter: diameter).validate() }
+            #expect(Pixels.maxDifference(try render(Median(diameter: diameter)), try render(Median(diameter: nearest))) == 0, "\(diameter)")
+        }
+    }
+
+    @Test("a tone curve of no points is the identity; NaN points are left out; any count draws a spline")
+    func toneCurvePoints() throws {
+        let identity = try render(ToneCurve())
+        #expect(Pixels.maxDifference(try render(ToneCurve(points: [])), identity) <= 1)
+        #expect(Pixels.maxDifference(try render(ToneCurve(points: [(.nan, 0.3), (0, 0), (1, 1), (0.5, .nan)])), identity) <= 1)
+        for levels in [[0.5], [0, 1], [0, 0.2, 0.5, 0.9, 0.95, 1, 1]] {
+            let spline = ToneCurve(levels: levels).spline
+            #expect(spline.xs.count == levels.count)
+            #expect(spline.value(at: 1) == levels.last!)
+            _ = try render(ToneCurve(levels: levels))
+        }
+    }
+}

@@ -59,7 +59,14 @@ struct WideVectorTests {
         (
             "sepia matrix with bias",
             ColorMatrix(r: [0.393, 0.769, 0.189, 0], g: [0.349, 0.686, 0.168, 0], b: [0.272, 0.534, 0.131, 0], bias: [0.05, -0.02, 0.1, 0])
-        )
+        ),
+        // The AVX-512 matrix rounds in integers: values far outside 0...1, infinite and NaN
+        // must clamp as the baseline's float rounding does (NaN to 0, +inf to the top).
+        (
+            "matrix far out of range, infinite and NaN",
+            ColorMatrix(r: [300, -300, 0.5, 0], g: [1e30, -2, 0, 0], b: [.nan, 1, 0, 0], bias: [-1e30, 0.5, .infinity, 0])
+        ),
+        ("matrix of steep ramps", ColorMatrix(r: [-7.3, 0, 0, 0], g: [0, 11.1, 0, 0], b: [0, 0, 3.7, 0], bias: [3.5, -5, -1.25, 0]))
     ]
 
     @Test("dispatch: wide kernels run exactly where the processor has AVX-512")

@@ -71,7 +71,7 @@ extension _PointExec {
                         rows[0] = m00[0]; rows[1] = m01[0]; rows[2] = m02[0]; rows[3] = b0[0]
                         rows[4] = m10[0]; rows[5] = m11[0]; rows[6] = m12[0]; rows[7] = b1[0]
                         rows[8] = m20[0]; rows[9] = m21[0]; rows[10] = m22[0]; rows[11] = b2[0]
-                        return _matrixBytesAVX512(src, dst, count: count, matrix: rows.baseAddress!, top: n, step: Self.tailLevelStep)
+                        return _matrixBytesAVX512(src, dst, count: count, matrix: rows.baseAddress!, steps: _PointExec.tailSteps)
                     }
                 }
             #endif

@@ -21,8 +21,9 @@ public struct Median: DeclaredFilter, Equatable {
 
     public var diameter: Int
 
+    /// A median over a `diameter` x `diameter` window: odd, 3...63. Another value is kept as
+    /// given (``validate()`` reports it) and renders as the nearest odd diameter within 3...63.
     public init(diameter: Int = 3) {
-        precondition(diameter % 2 == 1 && diameter >= 3, "median diameter must be odd, 3 or more")
         self.diameter = diameter
     }
 

@@ -27,11 +27,12 @@ public struct ColorMatrix: DeclaredFilter, Equatable {
 
     public var r: [Double], g: [Double], b: [Double], a: [Double], bias: [Double]
 
+    /// A matrix from its rows and bias, four numbers each. A list of another length is kept as
+    /// given (`init(arguments:)` refuses one) and leaves the image as it is.
     public init(
         r: [Double] = [1, 0, 0, 0], g: [Double] = [0, 1, 0, 0], b: [Double] = [0, 0, 1, 0],
         a: [Double] = [0, 0, 0, 1], bias: [Double] = [0, 0, 0, 0]
     ) {
-        precondition([r, g, b, a, bias].allSatisfy { $0.count == 4 }, "each vector has four numbers")
         self.r = r; self.g = g; self.b = b; self.a = a; self.bias = bias
     }
 

@@ -44,15 +44,17 @@ public struct ToneCurve: DeclaredFilter, Equatable {
     /// The identity curve's points.
     public static let identityPoints: [SIMD2<Double>] = (0..<5).map { SIMD2(Double($0) / 4, Double($0) / 4) }
 
+    /// A curve through `points`: CIToneCurve takes five; the spline goes through any other
+    /// number too, and none gives the identity (``ToneCurveSpline``).
     public init(points: [(Double, Double)]) {
-        precondition(points.count == 5, "CIToneCurve takes five points")
         self.points = points.map { SIMD2($0.0, $0.1) }
     }
 
     /// The Tone Curve app's form: output levels at inputs 0, 0.25, 0.5, 0.75, 1.
+    /// Five levels; with another count they are spread evenly over 0...1 all the same.
     public init(levels: [Double]) {
-        precondition(levels.count == 5, "five levels")
-        self.init(points: levels.enumerated().map { (Double($0.offset) / 4, $0.element) })
+        let last = Double(max(levels.count - 1, 1))
+        self.init(points: levels.enumerated().map { (Double($0.offset) / last, $0.element) })
     }
 
     /// The function the filter applies in gamma-2 space; draw this in a curve editor.

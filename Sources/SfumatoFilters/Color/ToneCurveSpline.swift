@@ -15,11 +15,12 @@ public struct ToneCurveSpline: Sendable, Equatable {
     /// Second derivatives at the control points.
     let m: [Double]
 
-    /// A spline through `points` (any order; for equal x the last point wins). At least one point.
+    /// A spline through `points` (any order; for equal x the last point wins; points with a NaN
+    /// coordinate are left out). Without any point, the identity line through (0, 0) and (1, 1).
     public init(points: [(Double, Double)]) {
-        precondition(!points.isEmpty, "a tone curve needs at least one point")
         var merged: [Double: Double] = [:]
-        for (x, y) in points { merged[x] = y }
+        for (x, y) in points where !x.isNaN && !y.isNaN { merged[x] = y }
+        if merged.isEmpty { merged = [0: 0, 1: 1] }
         let sorted = merged.sorted { $0.key < $1.key }
         xs = sorted.map(\.key)
         ys = sorted.map(\.value)
