@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        // AVX-512 intrinsics that are C macros (gathers), as inline functions Swift can call.
+        .systemLibrary(name: "CWideVectors"),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CExif", pkgConfig: "libexif", providers: [.apt(["libexif-dev"])]),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
@@ -40,7 +42,7 @@ let package = Package(
         // The engine.
         // Twins of the hottest 8-bit loops in 512-bit vectors, compiled for AVX-512 and entered
         // only where `CPUFeatures.wideVectors` says the processor has it.
-        .target(name: "SfumatoAVX512", swiftSettings: wideVectorFlags),
+        .target(name: "SfumatoAVX512", dependencies: ["CWideVectors"], swiftSettings: wideVectorFlags),
         // Device/CUDA/Kernels holds the CUDA C sources of the GPU kernels; scripts/cuda-kernels
         // compiles them to the PTX text that _GalleryPTX.swift carries.
         .target(name: "SfumatoCore", dependencies: ["SfumatoAVX512"], exclude: ["Device/CUDA/Kernels"]),
