@@ -31,7 +31,10 @@ static inline unsigned char *sf_exif_rewrite(const unsigned char *data, unsigned
     exif_data_unset_option(ed, EXIF_DATA_OPTION_IGNORE_UNKNOWN_TAGS);
     exif_data_unset_option(ed, EXIF_DATA_OPTION_FOLLOW_SPECIFICATION);
     exif_data_load_data(ed, data, size);
-    if (!ed->ifd[EXIF_IFD_0] || ed->ifd[EXIF_IFD_0]->count == 0) { exif_data_unref(ed); return NULL; }
+    // Nothing to keep only when no directory holds an entry (a block may hold EXIF tags alone).
+    unsigned int entries = 0;
+    for (int i = 0; i < EXIF_IFD_COUNT; i++) entries += ed->ifd[i] ? ed->ifd[i]->count : 0;
+    if (entries == 0) { exif_data_unref(ed); return NULL; }
     // A maker note libexif took for its maker's but read nothing from would be written back as
     // its (empty) reading: keep its bytes as they came instead. One it read is written back from
     // its entries, with the offsets inside it fixed for where it now lands.

@@ -128,9 +128,36 @@ static inline int sf_tiff_read_rgba(TIFF *tif, uint32_t width, uint32_t height, 
     TIFFRGBAImageEnd(&img);
     return ok;
 }
+/// Registers `tag`, which libtiff does not know, in `out`'s current directory as a counted field
+/// of the EXIF entry's own type (a camera's private tags: print settings, vendor blocks), so that
+/// it can be set and written. NULL for a format TIFF has no type for.
+static inline const TIFFField *sf_tiff_anonymous_field(TIFF *out, uint32_t tag, ExifFormat format) {
+    TIFFDataType type;
+    switch (format) {
+    case EXIF_FORMAT_BYTE: type = TIFF_BYTE; break;
+    case EXIF_FORMAT_ASCII: type = TIFF_ASCII; break;
+    case EXIF_FORMAT_SHORT: type = TIFF_SHORT; break;
+    case EXIF_FORMAT_LONG: type = TIFF_LONG; break;
+    case EXIF_FORMAT_RATIONAL: type = TIFF_RATIONAL; break;
+    case EXIF_FORMAT_SBYTE: type = TIFF_SBYTE; break;
+    case EXIF_FORMAT_UNDEFINED: type = TIFF_UNDEFINED; break;
+    case EXIF_FORMAT_SSHORT: type = TIFF_SSHORT; break;
+    case EXIF_FORMAT_SLONG: type = TIFF_SLONG; break;
+    case EXIF_FORMAT_SRATIONAL: type = TIFF_SRATIONAL; break;
+    case EXIF_FORMAT_FLOAT: type = TIFF_FLOAT; break;
+    case EXIF_FORMAT_DOUBLE: type = TIFF_DOUBLE; break;
+    default: return NULL;
+    }
+    static char name[] = "PrivateExifTag";
+    const TIFFFieldInfo info = {tag, TIFF_VARIABLE2, TIFF_VARIABLE2, type, FIELD_CUSTOM, 1, 1, name};
+    if (TIFFMergeFieldInfo(out, &info, 1) != 0) return NULL;
+    return TIFFFindField(out, tag, TIFF_ANY);
+}
+
 /// Sets, in `out`'s current directory, the tags of one IFD of an EXIF block (libexif reads it,
-/// whatever types its writer chose): every tag libtiff knows for the EXIF directory when
-/// `exif_directory` (`out`'s current directory made by TIFFCreateEXIFDirectory), only the camera's
+/// whatever types its writer chose): every tag for the EXIF directory when `exif_directory`
+/// (`out`'s current directory made by TIFFCreateEXIFDirectory; tags libtiff does not know are
+/// registered with their own type first), only the camera's
 /// text tags (description, make, model, software, date, artist, copyright) for IFD0. Each
 /// value is converted to the C type libtiff's field takes. Returns how many tags were set.
 static inline int sf_tiff_set_from_exif(TIFF *out, const unsigned char *data, unsigned int size, int exif_directory) {
@@ -153,7 +180,8 @@ static inline int sf_tiff_set_from_exif(TIFF *out, const unsigned char *data, un
             for (int k = 0; k < 7; k++) wanted |= camera[k] == tag;
             if (!wanted) continue;
         }
-        const TIFFField *f = TIFFFieldWithTag(out, tag);
+        const TIFFField *f = TIFFFindField(out, tag, TIFF_ANY);
+        if (!f && exif_directory) f = sf_tiff_anonymous_field(out, tag, e->format);
         if (!f) continue;
         TIFFDataType type = TIFFFieldDataType(f);
         unsigned long n = e->components;
@@ -163,7 +191,8 @@ static inline int sf_tiff_set_from_exif(TIFF *out, const unsigned char *data, un
             char *text = (char *)calloc(1, e->size + 1);
             if (!text) continue;
             memcpy(text, e->data, e->size);
-            if (TIFFSetField(out, tag, text)) set++;
+            int stored = TIFFFieldPassCount(f) ? TIFFSetField(out, tag, (uint32_t)(strlen(text) + 1), text) : TIFFSetField(out, tag, text);
+            if (stored) set++;
             free(text);
             continue;
         }
@@ -281,7 +310,7 @@ static inline unsigned char *sf_exif_add(ExifData *ed, ExifIfd ifd, uint32_t tag
 
 /// One tag of `tif`'s current directory, as libtiff holds it, into a new entry of `ifd`.
 static inline void sf_exif_from_tiff_tag(TIFF *tif, uint32_t tag, ExifData *ed, ExifIfd ifd) {
-    const TIFFField *f = TIFFFieldWithTag(tif, tag);
+    const TIFFField *f = TIFFFindField(tif, tag, TIFF_ANY);
     if (!f) return;
     TIFFDataType type = TIFFFieldDataType(f);
     ExifByteOrder o = EXIF_BYTE_ORDER_INTEL;

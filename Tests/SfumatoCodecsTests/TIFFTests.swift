@@ -62,6 +62,17 @@ struct TIFFTests {
             #expect(tags.make == "Sfumato Camera Co.")
             #expect(tags.pixelX == UInt32(bitmap.width) && tags.pixelY == UInt32(bitmap.height), "EXIF dimensions are the image's: \(tags)")
         }
+        // A vendor's private tags, unknown to libtiff, come back with their types and values
+        // (libexif writes the block read back in Intel byte order: an entry is its tag, type and
+        // count, then its value or, past four bytes, the value's offset).
+        var vendor = EncodeOptions()
+        vendor.metadata = ImageMetadata(exif: MetadataSamples.privateTagsBlock, xmp: nil, hadColorProfile: false)
+        let back = try #require(try TIFF.info(try TIFF.encode(try Pixels.noise(8, 6), options: vendor)).metadata.exif)
+        func has(_ bytes: [UInt8]) -> Bool { back.count >= bytes.count && (0...(back.count - bytes.count)).contains { Array(back[$0..<($0 + bytes.count)]) == bytes } }
+        #expect(has([0xA5, 0xC4, 7, 0, 11, 0, 0, 0]) && has(Array("private-tag".utf8)), "the UNDEFINED blob")
+        #expect(has([0xA6, 0xC4, 2, 0, 13, 0, 0, 0]) && has(Array("private text".utf8) + [0]), "the ASCII text")
+        #expect(has([0xA7, 0xC4, 3, 0, 3, 0, 0, 0]) && has([3, 0, 0xF4, 0x01, 0xFF, 0xFF]), "the three SHORTs")
+        #expect(has([0xA8, 0xC4, 5, 0, 1, 0, 0, 0]) && has([7, 0, 0, 0, 9, 0, 0, 0]), "the RATIONAL 7/9")
         let bare = try TIFFTestReader.exifTags(try TIFF.encode(try Pixels.noise(8, 6)))
         #expect(bare.make == nil && bare.pixelX == nil, "no EXIF written when none was given")
         // Damaged EXIF blocks (cut short anywhere, bytes flipped): never a trap, the pixels intact.

@@ -13,7 +13,8 @@ import SfumatoCore
 ///
 /// Writing: RGB or grey, 8 or 16 bits, alpha when not every pixel is opaque, Deflate with the
 /// horizontal predictor, an sRGB profile when the input had one, the XMP packet, and the EXIF
-/// block's tags (its camera tags in the image's directory, the rest in an EXIF directory).
+/// block's tags (its camera tags in the image's directory, the rest, a vendor's private tags
+/// included, in an EXIF directory).
 public enum TIFF {
     /// Reads the first image's header and tags.
     public static func info(_ bytes: [UInt8], name: String = "TIFF") throws -> ImageInfo {
@@ -105,7 +106,8 @@ public enum TIFF {
 
 /// An EXIF block (APP1 form) whose tags go into a TIFF being written: libexif reads the block
 /// (whatever types its writer chose for each tag) and each value is set as libtiff's field for
-/// the tag takes it; tags libtiff does not know are left out.
+/// the tag takes it; tags libtiff does not know (a vendor's private ones) are registered with
+/// their own type first, so they are kept too.
 struct _TIFFExif {
     let block: [UInt8]
 
@@ -116,7 +118,7 @@ struct _TIFFExif {
     }
 
     /// Writes the EXIF directory into `out` (before its image's directory) and returns its offset;
-    /// nil when the block holds no tag libtiff knows for it. `out` is then ready for the image's
+    /// nil when the block holds no tag for it. `out` is then ready for the image's
     /// directory.
     func write(into out: OpaquePointer, _ outStream: _TIFFStream) throws -> UInt64? {
         guard TIFFCreateEXIFDirectory(out) == 0 else { throw SfumatoError.io("cannot start the TIFF's EXIF directory: \(outStream.message)") }
