@@ -68,7 +68,9 @@ struct TIFFTests {
         var vendor = EncodeOptions()
         vendor.metadata = ImageMetadata(exif: MetadataSamples.privateTagsBlock, xmp: nil, hadColorProfile: false)
         let back = try #require(try TIFF.info(try TIFF.encode(try Pixels.noise(8, 6), options: vendor)).metadata.exif)
-        func has(_ bytes: [UInt8]) -> Bool { back.count >= bytes.count && (0...(back.count - bytes.count)).contains { Array(back[$0..<($0 + bytes.count)]) == bytes } }
+        func has(_ bytes: [UInt8]) -> Bool {
+            back.count >= bytes.count && (0...(back.count - bytes.count)).contains { Array(back[$0..<($0 + bytes.count)]) == bytes }
+        }
         #expect(has([0xA5, 0xC4, 7, 0, 11, 0, 0, 0]) && has(Array("private-tag".utf8)), "the UNDEFINED blob")
         #expect(has([0xA6, 0xC4, 2, 0, 13, 0, 0, 0]) && has(Array("private text".utf8) + [0]), "the ASCII text")
         #expect(has([0xA7, 0xC4, 3, 0, 3, 0, 0, 0]) && has([3, 0, 0xF4, 0x01, 0xFF, 0xFF]), "the three SHORTs")
