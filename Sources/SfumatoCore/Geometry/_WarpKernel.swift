@@ -146,7 +146,7 @@ struct _WarpKernel: NeighborhoodKernel {
     @inline(__always) private func nearest(_ x: Int, _ y: Int) -> (Int, Int)? {
         let p = inverse.apply(x: Double(x) + 0.5, y: Double(y) + 0.5)
         guard p.w > 0, p.x.isFinite, p.y.isFinite, abs(p.x) < 1e15, abs(p.y) < 1e15 else { return nil }
-        return (Int(p.x.rounded(.down)), Int(p.y.rounded(.down)))
+        return (_floorInt(p.x), _floorInt(p.y))
     }
 
     func apply(input tile: ByteTile, output out: ByteTile, scratch: TileScratch) throws {
@@ -201,11 +201,11 @@ struct _WarpKernel: NeighborhoodKernel {
             // Fills w[0...] with the kernel's weights for centres first...last around u, widened by f; returns their sum.
             @inline(__always) func weights(_ w: UnsafeMutablePointer<Float>, _ u: Double, _ f: Double) -> (Int, Int, Float) {
                 let r = support * f
-                let first = Int((u - r).rounded(.up)), last = Int((u + r).rounded(.down))
+                let first = _ceilInt(u - r), last = _floorInt(u + r)
                 var sum: Float = 0
                 let step = _WarpKernel.tableSteps / f
                 for j in first...max(first, last) {
-                    let i = min(Int((abs(Double(j) - u) * step).rounded()), limit)
+                    let i = min(_roundedInt(abs(Double(j) - u) * step), limit)
                     w[j - first] = k[i]
                     sum += k[i]
                 }

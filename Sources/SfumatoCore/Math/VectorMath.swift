@@ -139,6 +139,26 @@ public func _widenedBytes(_ v: SIMD4<UInt8>) -> SIMD4<Int32> {
     #endif
 }
 
+/// Lane-wise minimum of bytes (one `pminub`; the generic `pointwiseMin` is a call).
+@inlinable @inline(__always)
+public func _minBytes(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD16<UInt8> {
+    #if arch(x86_64)
+        return unsafeBitCast(_mm_min_epu8(unsafeBitCast(a, to: __m128i.self), unsafeBitCast(b, to: __m128i.self)), to: SIMD16<UInt8>.self)
+    #else
+        return pointwiseMin(a, b)
+    #endif
+}
+
+/// Lane-wise maximum of bytes (one `pmaxub`).
+@inlinable @inline(__always)
+public func _maxBytes(_ a: SIMD16<UInt8>, _ b: SIMD16<UInt8>) -> SIMD16<UInt8> {
+    #if arch(x86_64)
+        return unsafeBitCast(_mm_max_epu8(unsafeBitCast(a, to: __m128i.self), unsafeBitCast(b, to: __m128i.self)), to: SIMD16<UInt8>.self)
+    #else
+        return pointwiseMax(a, b)
+    #endif
+}
+
 /// Two vectors of 16-bit lanes narrowed to sixteen bytes, each lane clamped to 0...255 (one
 /// `packuswb`).
 @inlinable @inline(__always)

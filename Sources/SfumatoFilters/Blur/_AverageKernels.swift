@@ -79,7 +79,7 @@ struct _DiscKernel: NeighborhoodKernel {
 @inline(__always)
 func _bilinear(_ t: FloatTile, _ px: Double, _ py: Double) -> SIMD4<Float> {
     let u = px - 0.5, v = py - 0.5
-    let x0 = Int(u.rounded(.down)), y0 = Int(v.rounded(.down))
+    let x0 = _floorInt(u), y0 = _floorInt(v)
     let fx = Float(u - Double(x0)), fy = Float(v - Double(y0))
     let r0 = t.row(y0) - t.rect.x, r1 = t.row(y0 + 1) - t.rect.x
     let top = r0[x0] + (r0[x0 + 1] - r0[x0]) * fx
@@ -114,13 +114,20 @@ struct _ZoomKernel: NeighborhoodKernel {
             for x in out.rect.x..<out.rect.maxX {
                 let px = Double(x) + 0.5, py = Double(y) + 0.5
                 let ex = (cx - px) * fraction, ey = (cy - py) * fraction
-                let n = min(max(1, Int((ex * ex + ey * ey).squareRoot().rounded(.up))), Self.maximumSteps)
-                var acc = SIMD4<Float>.zero
-                for k in 0...n {
-                    let t = Double(k) / Double(n)
-                    acc += _bilinear(input, px + ex * t, py + ey * t)
+                let n = min(max(1, _ceilInt((ex * ex + ey * ey).squareRoot())), Self.maximumSteps)
+                // Two sums, even and odd samples: one chain of dependent additions would wait on
+                // each sample in turn (the loop is latency-bound).
+                var even = SIMD4<Float>.zero, odd = SIMD4<Float>.zero
+                let m = Double(n)
+                var k = 0
+                while k < n {
+                    let t = Double(k) / m, u = Double(k + 1) / m
+                    even += _bilinear(input, px + ex * t, py + ey * t)
+                    odd += _bilinear(input, px + ex * u, py + ey * u)
+                    k += 2
                 }
-                dst[x - out.rect.x] = acc / Float(n + 1)
+                if k == n { even += _bilinear(input, px + ex, py + ey) }
+                dst[x - out.rect.x] = (even + odd) / Float(n + 1)
             }
         }
     }

@@ -36,8 +36,9 @@ struct PosterizeCurve: ChannelCurve {
     func apply(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         let s = SIMD4<Float>(repeating: steps), inverse = SIMD4<Float>(repeating: 1 / steps)
         for i in 0..<count {
-            let v = pixels[i].clamped(lowerBound: .zero, upperBound: .one)
-            pixels[i] = (v * s).rounded(.toNearestOrAwayFromZero) * inverse
+            // Clamped with NaN to 0 (maxps gives its second operand for NaN).
+            let v = _minps(_maxps(pixels[i], .zero), .one)
+            pixels[i] = _roundedAwayFromZero(v * s) * inverse
         }
     }
 }

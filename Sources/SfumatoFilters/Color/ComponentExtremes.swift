@@ -55,7 +55,7 @@ struct ComponentGrey: PixelFunction {
             let alpha = w & 0xFF00_0000
             if alpha.x == 0 || alpha.y == 0 || alpha.z == 0 || alpha.w == 0 { break }
             let g = _bytesShiftedDown(w, 8), b = _bytesShiftedDown(w, 16)
-            let m = largest ? pointwiseMax(v, pointwiseMax(g, b)) : pointwiseMin(v, pointwiseMin(g, b))
+            let m = largest ? _maxBytes(v, _maxBytes(g, b)) : _minBytes(v, _minBytes(g, b))
             let level = unsafeBitCast(m, to: SIMD4<UInt32>.self) & 0xFF
             dst.storeBytes(of: level &* 0x01_0101 | alpha, toByteOffset: 4 * i, as: SIMD4<UInt32>.self)
             i += 4

@@ -25,7 +25,9 @@ struct _CubeLookup: PixelFunction {
         table.withUnsafeBufferPointer { t in
             for i in 0..<count {
                 let p = pixels[i]
-                let c = SIMD3(p.x, p.y, p.z).clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1)) * k
+                // Clamped with NaN to 0 (maxps gives its second operand for NaN).
+                let q = _minps(_maxps(p, .zero), .one) * k
+                let c = SIMD3(q.x, q.y, q.z)
                 let r = min(Int(c.x), top), g = min(Int(c.y), top), b = min(Int(c.z), top)
                 let f = c - SIMD3(Float(r), Float(g), Float(b))
                 let base = r + n * (g + n * b)

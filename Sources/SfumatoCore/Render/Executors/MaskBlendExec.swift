@@ -129,7 +129,7 @@ final class _MaskBlendExec: _Exec, @unchecked Sendable {
         let w = SIMD16<UInt16>(m0, m0, m0, m0, m1, m1, m1, m1, m2, m2, m2, m2, m3, m3, m3, m3)
         let x = sv &* w &+ dv &* (255 &- w) &+ 128
         let r = (x &+ (x &>> 8)) &>> 8
-        UnsafeMutableRawPointer(out).storeBytes(of: SIMD16<UInt8>(truncatingIfNeeded: r), as: SIMD16<UInt8>.self)
+        UnsafeMutableRawPointer(out).storeBytes(of: _narrowedBytes(r.lowHalf, r.highHalf), as: SIMD16<UInt8>.self)
     }
 
     @inline(__always)
