@@ -272,6 +272,23 @@ public func _floats(fromInts v: SIMD4<Int32>) -> SIMD4<Float> {
     #endif
 }
 
+/// The four 16-bit words at `p` as floats (exact): an 8-byte load, an unpack against zero and
+/// `cvtdq2ps` on x86-64 (the lane-by-lane conversion is four scalar ones).
+///
+/// ```swift
+/// _floats(fromWords: pointerTo([1, 2, 65535, 0] as [UInt16]))   // (1.0, 2.0, 65535.0, 0.0)
+/// ```
+@inlinable @inline(__always)
+public func _floats(fromWords p: UnsafeRawPointer) -> SIMD4<Float> {
+    #if arch(x86_64)
+        let w = _mm_cvtsi64_si128(p.loadUnaligned(as: Int64.self))
+        return _mm_cvtepi32_ps(_mm_unpacklo_epi16(w, _mm_setzero_si128()))
+    #else
+        let v = p.loadUnaligned(as: SIMD4<UInt16>.self)
+        return SIMD4<Float>(Float(v.x), Float(v.y), Float(v.z), Float(v.w))
+    #endif
+}
+
 /// A double truncated toward zero to an integer, one `cvttsd2si` with no range check: the
 /// caller keeps |v| below 2^63 (beyond, the result is unspecified).
 @inlinable @inline(__always)

@@ -127,14 +127,12 @@ struct _DetailKernel: NeighborhoodKernel {
         // the AVX-512 tile's arithmetic in the same order.
         let k = amount, blurShift = Float(blurOffset), outShift = SIMD4<Float>(repeating: Float(outputOffset))
         let zero = SIMD4<Float>(repeating: 0), tt = SIMD4<Float>(repeating: t)
-        // Ties to even, as the AVX-512 tile's conversions round; NaN (from an infinite or NaN
-        // amount given through the Swift API) to 0, as there.
-        @inline(__always) func word(_ v: Float) -> Int { v > 0 ? Int(min(v, 65535).rounded(.toNearestOrEven)) : 0 }
+        let top = SIMD4<Float>(repeating: 65535)
         blur._baselineWordRows(input: input, output: output.rect, scratch: scratch, decode: decode) { y, line, own in
-            let o = output.row(y)
+            let o = UnsafeMutableRawPointer(output.row(y))
             for p in 0..<output.rect.width {
-                let i = SIMD4<Float>(Float(own[4 * p]), Float(own[4 * p + 1]), Float(own[4 * p + 2]), 0)
-                let b = SIMD4<Float>(Float(line[4 * p]), Float(line[4 * p + 1]), Float(line[4 * p + 2]), 0)
+                // Each pixel's words as floats in one step (the alpha lane is carried along unused).
+                let i = _floats(fromWords: own + 4 * p), b = _floats(fromWords: line + 4 * p)
                 let result: SIMD4<Float>
                 switch mode {
                 case 2:
@@ -143,15 +141,18 @@ struct _DetailKernel: NeighborhoodKernel {
                     result = i + (k * l + outShift)
                 case 3:
                     let blurred = b - blurShift, d = i - blurred
-                    let shrunk = pointwiseMax(d - tt, zero) + pointwiseMin(d + tt, zero)
+                    // pointwiseMax(d - tt, 0) + pointwiseMin(d + tt, 0), NaN to 0 as theirs (IEEE
+                    // maxNum and minNum) and as maxps and minps with 0 second.
+                    let shrunk = _maxps(d - tt, zero) + _minps(d + tt, zero)
                     result = blurred + k * shrunk + outShift
                 default:
                     result = i + k * (i - b + blurShift) + outShift
                 }
-                o[4 * p] = encode[word(result.x)]
-                o[4 * p + 1] = encode[word(result.y)]
-                o[4 * p + 2] = encode[word(result.z)]
-                o[4 * p + 3] = 255
+                // Words clamped to 0...65535 (NaN, from an infinite or NaN amount given through the
+                // Swift API, to 0) and rounded ties to even, as the AVX-512 tile's conversions.
+                let w = _roundedInts(_minps(_maxps(result, zero), top))
+                let rgb = UInt32(encode[Int(w.x)]) | UInt32(encode[Int(w.y)]) &<< 8 | UInt32(encode[Int(w.z)]) &<< 16
+                o.storeBytes(of: rgb | 0xFF00_0000, toByteOffset: 4 * p, as: UInt32.self)
             }
         }
     }
