@@ -47,6 +47,13 @@ struct WideVectorTests {
             AffineTransformFilter(
                 transform: AffineMap(a: cos(0.17), b: sin(0.17), c: -sin(0.17), d: cos(0.17), tx: 3, ty: -2), sampling: .bilinear)
         ),
+        // Rows that change slowly along the step: the pairs loaded one by one, not gathered.
+        (
+            "affine turn 0.05 enlarged 1.07, bilinear",
+            AffineTransformFilter(
+                transform: AffineMap(a: 1.07 * cos(0.05), b: 1.07 * sin(0.05), c: -1.07 * sin(0.05), d: 1.07 * cos(0.05), tx: 1, ty: 2),
+                sampling: .bilinear)
+        ),
         (
             "perspective, bilinear (stepped in spans)",
             PerspectiveTransform(topLeft: [5, 2], topRight: [140, 10], bottomRight: [120, 45], bottomLeft: [0, 38], sampling: .bilinear)
