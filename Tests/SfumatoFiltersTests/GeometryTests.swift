@@ -26,7 +26,9 @@ struct GeometryTests {
             acc = pixel(Int(p.x.rounded(.down)), Int(p.y.rounded(.down)))
         } else {
             let j = inverse.jacobian(x: cx, y: cy)
-            let fx = max(1, (j[0] * j[0] + j[1] * j[1]).squareRoot()), fy = max(1, (j[2] * j[2] + j[3] * j[3]).squareRoot())
+            // Shrinks of 0.1 % or less are not widened.
+            func widening(_ f: Double) -> Double { f <= 1.001 ? 1 : f }
+            let fx = widening((j[0] * j[0] + j[1] * j[1]).squareRoot()), fy = widening((j[2] * j[2] + j[3] * j[3]).squareRoot())
             let u = p.x - 0.5, v = p.y - 0.5
             let rx = sampling.support * fx, ry = sampling.support * fy
             var sx = 0.0, sy = 0.0
@@ -57,6 +59,9 @@ struct GeometryTests {
         Case(
             name: "turn 0.3 and enlarge 1.4",
             map: ProjectiveMap(AffineMap.rotation(0.3).concatenating(.scale(1.4, 1.4)).concatenating(.translation(dx: 90, dy: -40)))),
+        Case(
+            name: "a turn of cosine and sine to four digits (shrinks 0.008 %: not widened)",
+            map: ProjectiveMap(AffineMap(a: 0.9855, b: 0.1692, c: -0.1692, d: 0.9855, tx: 40, ty: -60))),
         Case(name: "shrink 0.37 x 0.52 (widened)", map: ProjectiveMap(AffineMap.scale(0.37, 0.52).concatenating(.translation(dx: 3.3, dy: 7.9)))),
         Case(name: "turn -1.1, shear, shrink", map: ProjectiveMap(AffineMap(a: 0.6, b: 0.3, c: -0.2, d: 0.45, tx: 20, ty: 10).concatenating(.rotation(-1.1)))),
         Case(name: "a perspective", map: ProjectiveMap(mapping: Rect(width: 640, height: 427), to: [(40, 10), (600, 0), (660, 420), (-20, 400)])!)
@@ -174,6 +179,17 @@ struct GeometryTests {
         }
         let plan = try RenderContext(workingSpace: .none).explain(Image(bitmap: photo).oriented(6))
         #expect(plan.contains("on 8-bit tiles"), "\(plan)")
+    }
+
+    @Test("a turn whose cosine and sine were rounded takes the 8-bit rows; a 1 % shrink is widened")
+    func roundedTurnTakesTheRows() throws {
+        let photo = Image(bitmap: try Pixels.noise(64, 48, seed: 4))
+        func plan(_ map: AffineMap) throws -> String {
+            try RenderContext(workingSpace: .none).explain(AffineTransformFilter(transform: map, sampling: .bilinear).apply(to: photo))
+        }
+        #expect(try plan(AffineMap(a: 0.9855, b: 0.1692, c: -0.1692, d: 0.9855, tx: 0, ty: 0)).contains("bilinear) on 8-bit tiles"))
+        let shrunk = try plan(AffineMap(a: 0.99, b: 0, c: 0, d: 0.99, tx: 0, ty: 0))
+        #expect(shrunk.contains("widened") && !shrunk.contains("on 8-bit tiles"), "\(shrunk)")
     }
 
     @Test("crop keeps exactly the rectangle; fractions round outward")

@@ -6,6 +6,7 @@ import Foundation
 /// pixel centre. When a transform shrinks, the kernel is widened by the shrink factor on that
 /// axis (the output pixel's footprint), so that shrinking filters rather than aliases: the same
 /// rule as libvips' reduce and Pillow's resize. ``nearest`` is never widened: it picks one pixel.
+/// Shrinks of 0.1 % or less (a turn whose cosine and sine were rounded) are not widened either.
 public enum Sampling: String, CaseIterable, Sendable {
     /// The pixel whose square holds the point (exact pixel moves; blocky when enlarging).
     case nearest

@@ -60,13 +60,21 @@ struct _WarpKernel: NeighborhoodKernel {
         return _boundingRect(xs: pts.map(\.x), ys: pts.map(\.y))
     }
 
-    /// How much the inverse map stretches one output pixel along each input axis, at least 1.
+    /// How much the inverse map stretches one output pixel along each input axis, at least 1;
+    /// exactly 1 up to ``unwidenedShrink``.
     static func widening(_ inverse: ProjectiveMap, x: Double, y: Double) -> (Double, Double) {
         let j = inverse.jacobian(x: x, y: y)
         let fx = (j[0] * j[0] + j[1] * j[1]).squareRoot(), fy = (j[2] * j[2] + j[3] * j[3]).squareRoot()
-        func bounded(_ f: Double) -> Double { f.isFinite ? min(max(f, 1), maximumWidening) : maximumWidening }
+        func bounded(_ f: Double) -> Double {
+            f.isFinite ? (f <= unwidenedShrink ? 1 : min(f, maximumWidening)) : maximumWidening
+        }
         return (bounded(fx), bounded(fy))
     }
+
+    /// Shrinks up to 0.1 % sample with the plain kernel: a turn given to four digits (cos 0.9855,
+    /// sin 0.1692) shrinks by 0.008 %, and its widened kernel differs from the plain one by less
+    /// than half a level, while the general sampler it would take costs fifteen times the rows'.
+    static let unwidenedShrink = 1.001
 
     var name: String { "warp" }
     var detail: String {
