@@ -55,8 +55,8 @@ public func _roundedAwayFromZero(_ v: SIMD4<Float>) -> SIMD4<Float> {
     #if arch(x86_64)
         let t = _mm_cvtepi32_ps(_mm_cvttps_epi32(v))
         let f = v - t
-        let up = unsafeBitCast(_mm_and_ps(_mm_cmpge_ps(f, _mm_set1_ps(0.5)), _mm_set1_ps(1)), to: SIMD4<Float>.self)
-        let down = unsafeBitCast(_mm_and_ps(_mm_cmple_ps(f, _mm_set1_ps(-0.5)), _mm_set1_ps(1)), to: SIMD4<Float>.self)
+        let up = _mm_and_ps(_mm_cmpge_ps(f, _mm_set1_ps(0.5)), _mm_set1_ps(1))
+        let down = _mm_and_ps(_mm_cmple_ps(f, _mm_set1_ps(-0.5)), _mm_set1_ps(1))
         return t + up - down
     #else
         return v.rounded(.toNearestOrAwayFromZero)
