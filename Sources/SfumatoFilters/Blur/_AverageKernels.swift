@@ -118,10 +118,10 @@ struct _ZoomKernel: NeighborhoodKernel {
                 // Two sums, even and odd samples: one chain of dependent additions would wait on
                 // each sample in turn (the loop is latency-bound).
                 var even = SIMD4<Float>.zero, odd = SIMD4<Float>.zero
-                let m = Double(n)
+                let step = 1 / Double(n)
                 var k = 0
                 while k < n {
-                    let t = Double(k) / m, u = Double(k + 1) / m
+                    let t = Double(k) * step, u = Double(k + 1) * step
                     even += _bilinear(input, px + ex * t, py + ey * t)
                     odd += _bilinear(input, px + ex * u, py + ey * u)
                     k += 2
