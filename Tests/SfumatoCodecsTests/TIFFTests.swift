@@ -77,14 +77,19 @@ struct TIFFTests {
         #expect(has([0xA8, 0xC4, 5, 0, 1, 0, 0, 0]) && has([7, 0, 0, 0, 9, 0, 0, 0]), "the RATIONAL 7/9")
         let bare = try TIFFTestReader.exifTags(try TIFF.encode(try Pixels.noise(8, 6)))
         #expect(bare.make == nil && bare.pixelX == nil, "no EXIF written when none was given")
-        // Damaged EXIF blocks (cut short anywhere, bytes flipped): never a trap, the pixels intact.
+        // Damaged EXIF blocks (cut short anywhere, bytes flipped), the camera's and the private
+        // tags' (whose types and counts a flip turns into anything): never a trap, the pixels intact.
         let bitmap = try Pixels.noise(8, 6)
-        let block = MetadataSamples.exifBlock
-        var damaged = (7..<block.count).map { Array(block.prefix($0)) }
-        for i in stride(from: 6, to: block.count, by: 3) {
-            var b = block
-            b[i] ^= 0xA5
-            damaged.append(b)
+        var damaged: [[UInt8]] = []
+        for block in [MetadataSamples.exifBlock, MetadataSamples.privateTagsBlock] {
+            damaged += (7..<block.count).map { Array(block.prefix($0)) }
+            for i in stride(from: 6, to: block.count, by: 3) {
+                for flip: UInt8 in [0xA5, 0xFF] {
+                    var b = block
+                    b[i] ^= flip
+                    damaged.append(b)
+                }
+            }
         }
         for exif in damaged {
             var o = EncodeOptions()

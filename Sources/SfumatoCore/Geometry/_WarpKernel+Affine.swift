@@ -287,12 +287,3 @@ struct _BilinearSpan {
         }
     }
 }
-
-/// floor(v) without a library call (the baseline x86-64 has no rounding instruction): through
-/// a truncating conversion where |v| < 2^52, else `v` itself (whole already, or NaN).
-@inline(__always)
-func _floor(_ v: Double) -> Double {
-    guard abs(v) < 4_503_599_627_370_496 else { return v }
-    let t = Double(Int64(v))
-    return t > v ? t - 1 : t
-}

@@ -79,7 +79,7 @@ struct _WarpKernel: NeighborhoodKernel {
     var name: String { "warp" }
     var detail: String {
         "\(forward.isAffine ? "affine" : "projective") \(forward), \(sampling.rawValue)"
-            + (widest > 1.001 && sampling != .nearest ? ", widened up to \(String(format: "%.3g", widest))x" : "")
+            + (widest > _WarpKernel.unwidenedShrink && sampling != .nearest ? ", widened up to \(String(format: "%.3g", widest))x" : "")
     }
 
     func outputExtent(forInput extent: Rect) -> Rect { output }

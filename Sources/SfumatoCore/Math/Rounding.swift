@@ -19,6 +19,30 @@ public func _floorInt(_ v: Double) -> Int {
     return Double(t) > v ? t &- 1 : t
 }
 
+/// ⌊v⌋ as an integer, for finite |v| < 2^31 (one `cvttss2si` and a compare).
+///
+/// ```swift
+/// _floorInt(Float(-0.5))   // -1
+/// ```
+@inlinable @inline(__always)
+public func _floorInt(_ v: Float) -> Int {
+    let t = _truncated(Double(v))
+    return Float(t) > v ? t &- 1 : t
+}
+
+/// ⌊v⌋ as a double: exact where |v| < 2^52, `v` itself beyond (whole already) and for NaN, so
+/// that a caller's range test can still refuse it.
+///
+/// ```swift
+/// _floor(-2.5)   // -3.0
+/// ```
+@inlinable @inline(__always)
+public func _floor(_ v: Double) -> Double {
+    guard abs(v) < 4_503_599_627_370_496 else { return v }
+    let t = Double(_truncated(v))
+    return t > v ? t - 1 : t
+}
+
 /// ⌈v⌉ as an integer, for finite |v| < 2^52.
 ///
 /// ```swift
@@ -61,15 +85,4 @@ public func _roundedAwayFromZero(_ v: SIMD4<Float>) -> SIMD4<Float> {
     #else
         return v.rounded(.toNearestOrAwayFromZero)
     #endif
-}
-
-/// The nearest integer to v, ties to even, as `rounded(.toNearestOrEven)`, for |v| < 2^22 (two
-/// additions: 1.5 x 2^23 leaves no fraction bits in the mantissa).
-///
-/// ```swift
-/// _roundedToEven(2.5)   // 2.0
-/// ```
-@inlinable @inline(__always)
-public func _roundedToEven(_ v: Float) -> Float {
-    (v + 12_582_912) - 12_582_912
 }

@@ -145,8 +145,8 @@ final class _CoverageMask {
             let (lo, hi) = _CoverageMask.reach(py, dx: dx, dy: dy, len2: len2, radius: reach)
             var x0 = area.maxX, x1 = area.x
             if lo <= hi {
-                x0 = max(area.x, _floor(p.ax + lo - 0.5))
-                x1 = min(area.maxX, _floor(p.ax + hi - 0.5) + 2)
+                x0 = max(area.x, _floorInt(p.ax + lo - 0.5))
+                x1 = min(area.maxX, _floorInt(p.ax + hi - 0.5) + 2)
             }
             spans[2 * j] = x0
             spans[2 * j + 1] = x1
@@ -287,13 +287,6 @@ final class _CoverageMask {
 
     /// The tile covering (tx, ty), if drawn.
     func existingTile(_ tx: Int, _ ty: Int) -> UnsafeMutablePointer<Float>? { tiles[_CoverageMask.key(tx, ty)] }
-}
-
-/// ⌊v⌋ as an Int without a libm call (v well inside Int's range).
-@inline(__always)
-func _floor(_ v: Float) -> Int {
-    let i = Int(v)
-    return Float(i) > v ? i - 1 : i
 }
 
 /// Lanes of `a` where `m` is set, of `b` elsewhere, as bitwise operations (the standard
