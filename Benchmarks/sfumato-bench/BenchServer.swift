@@ -8,14 +8,16 @@ import SfumatoDocument
 /// A line protocol on standard input so the Python harness can interleave Sfumato with its
 /// peers in one run without paying process start-up per sample:
 ///
-///   load KEY PATH                    decode an image into memory          -> ok W H
+///   load KEY PATH                    decode an image into memory (and, when opaque, a packed
+///                                    RGB8 copy for OUT rgb8)               -> ok W H
 ///   load-gray KEY PATH               decode, keep its luminance as Gray8   -> ok W H
 ///   bytes KEY PATH                   read a file's bytes into memory      -> ok N
-///   decode KEY                       time decoding those bytes            -> ms T
+///   decode KEY [rgb8]                time decoding those bytes (rgb8: packed RGB8 when opaque) -> ms T
 ///   encode-jpeg KEY Q                time JPEG encoding of an image       -> ms T
 ///   filter KEY WS OUT SPEC...        time rendering filters over an image -> ms T
-///       WS linear|none; OUT rgba8|float|gray (float: input and output RGBA Float32;
-///       gray: a load-gray image in, Gray8 out)
+///       WS linear|none; OUT rgba8|rgb8|float|gray (rgb8: packed RGB8 in and out, images
+///       named by @NAME too; float: input and output RGBA Float32; gray: a load-gray image in,
+///       Gray8 out)
 ///       SPEC like the CLI's -f: NAME or NAME:key=value,...; `preset:SLUG` for gallery presets
 ///   explain KEY WS SPEC...           the render plan                      -> plan lines, then end
 ///   threads N                        threads for later renders            -> ok
@@ -29,6 +31,9 @@ enum BenchServer {
     nonisolated(unsafe) static var images: [String: Bitmap] = [:]
     nonisolated(unsafe) static var floats: [String: Bitmap] = [:]
     nonisolated(unsafe) static var grays: [String: Bitmap] = [:]
+    nonisolated(unsafe) static var packed: [String: Bitmap] = [:]
+    /// Whether `@NAME` parameters take the packed copies (while building an `rgb8` recipe).
+    nonisolated(unsafe) static var packedParameters = false
     nonisolated(unsafe) static var files: [String: [UInt8]] = [:]
     nonisolated(unsafe) static var threads = defaultThreadCount
     nonisolated(unsafe) static var fusion = true
@@ -63,6 +68,7 @@ enum BenchServer {
         case "load":
             let b = try ImageIO.read(path: a[1]).bitmap
             images[a[0]] = b
+            if b.format == .rgba8 && b.isOpaque { packed[a[0]] = try b.packedToRGB8() }
             floats[a[0]] = try RenderContext().render(Image(bitmap: b), format: .rgbaFloat32, alpha: .premultiplied)
             reply("ok \(b.width) \(b.height)")
         case "load-gray":
@@ -75,8 +81,9 @@ enum BenchServer {
             reply("ok \(files[a[0]]!.count)")
         case "decode":
             let bytes = files[a[0]]!
+            let options = DecodeOptions(packRGB: a.count > 1 && a[1] == "rgb8")
             let t0 = now()
-            _ = try ImageIO.read(bytes: bytes)
+            _ = try ImageIO.read(bytes: bytes, options: options)
             reply("ms \(now() - t0)")
         case "encode-jpeg":
             let b = images[a[0]]!
@@ -105,9 +112,14 @@ enum BenchServer {
             let ws = WorkingSpace(rawValue: a[1]) ?? .linear
             let float = command == "filter" && a[2] == "float"
             let gray = command == "filter" ? a[2] == "gray" : grays[key] != nil
+            let rgb = command == "filter" && a[2] == "rgb8"
             let specs = Array(a.dropFirst(command == "filter" ? 3 : 2))
-            let source = float ? floats[key]! : gray ? grays[key]! : images[key]!
+            guard let source = float ? floats[key] : gray ? grays[key] : rgb ? packed[key] : images[key] else {
+                throw SfumatoError.invalidArgument("no \(a[2]) image \(key)")
+            }
             var recipe = Image(bitmap: source)
+            packedParameters = rgb
+            defer { packedParameters = false }
             for spec in specs { recipe = try apply(spec, to: recipe) }
             var options = RenderContext.Options(
                 workingSpace: ws, threads: threads, tileWidth: tileSize.width,
@@ -126,7 +138,7 @@ enum BenchServer {
             let e = recipe.extent
             let rect = e.isInfinite || e.contains(source.bounds) ? source.bounds : e
             let out = try context.render(
-                recipe, rect: rect, format: float ? .rgbaFloat32 : gray ? .gray8 : .rgba8,
+                recipe, rect: rect, format: float ? .rgbaFloat32 : gray ? .gray8 : rgb ? .rgb8 : .rgba8,
                 alpha: float ? .premultiplied : .straight)
             let ms = now() - t0
             withExtendedLifetime(out) {}
@@ -222,7 +234,7 @@ enum BenchServer {
                     values[p[0]] = .number(d)
                 } else if p[1] == "true" || p[1] == "false" {
                     values[p[0]] = .flag(p[1] == "true")
-                } else if p[1].hasPrefix("@"), let b = images[String(p[1].dropFirst())] {
+                } else if p[1].hasPrefix("@"), let b = (packedParameters ? packed : images)[String(p[1].dropFirst())] {
                     // key=@NAME: a loaded image as an image parameter (a blend's background).
                     let type = try FilterRegistry.filterType(named: parts[0])
                     guard let spec = type.descriptor.parameter(named: p[0]) else { throw SfumatoError.invalidArgument("no parameter \(p[0])") }

@@ -40,3 +40,39 @@
             UInt64(bitPattern: _mm512_reduce_add_epi64(b)), UInt64(bitPattern: _mm512_reduce_add_epi64(a)))
     }
 #endif
+
+#if arch(x86_64)
+    /// Adds the bytes of the first `bytes` bytes at `row` (packed RGB, `bytes` a multiple of
+    /// 192: three 64-byte vectors a step, 64 pixels) to 192 position lanes: `lanes[32k + m]`
+    /// gains, from each step, byte 64 (k / 2) + 2w + k % 2 with w = 2m for m < 16 and
+    /// 2(m − 16) + 1 above (so its channel is that position modulo 3). Bytes gather in 16-bit
+    /// lanes, widened into `lanes` (even words, then odd words) every 256 steps.
+    @inline(never)
+    public func _packedChannelSumsAVX512(_ row: UnsafeRawPointer, bytes: Int, lanes: UnsafeMutablePointer<UInt32>) {
+        let even = _mm512_set1_epi16(0x00FF), zero = _mm512_setzero_si512()
+        let out = UnsafeMutableRawPointer(lanes)
+        @inline(__always) func widen(_ v: __m512i, _ k: Int) {
+            let low = _mm512_and_si512(v, _mm512_set1_epi32(0xFFFF)), high = _mm512_srli_epi32(v, 16)
+            let at = 128 &* k
+            out.storeBytes(of: _mm512_add_epi32(out.loadUnaligned(fromByteOffset: at, as: __m512i.self), low), toByteOffset: at, as: __m512i.self)
+            out.storeBytes(
+                of: _mm512_add_epi32(out.loadUnaligned(fromByteOffset: at &+ 64, as: __m512i.self), high), toByteOffset: at &+ 64,
+                as: __m512i.self)
+        }
+        var i = 0
+        while i &+ 192 <= bytes {
+            var e0 = zero, o0 = zero, e1 = zero, o1 = zero, e2 = zero, o2 = zero
+            let end = min(bytes &- 191, i &+ 256 &* 192)
+            while i < end {
+                let a = row.loadUnaligned(fromByteOffset: i, as: __m512i.self)
+                let b = row.loadUnaligned(fromByteOffset: i &+ 64, as: __m512i.self)
+                let c = row.loadUnaligned(fromByteOffset: i &+ 128, as: __m512i.self)
+                e0 = _mm512_add_epi16(e0, _mm512_and_si512(a, even)); o0 = _mm512_add_epi16(o0, _mm512_srli_epi16(a, 8))
+                e1 = _mm512_add_epi16(e1, _mm512_and_si512(b, even)); o1 = _mm512_add_epi16(o1, _mm512_srli_epi16(b, 8))
+                e2 = _mm512_add_epi16(e2, _mm512_and_si512(c, even)); o2 = _mm512_add_epi16(o2, _mm512_srli_epi16(c, 8))
+                i &+= 192
+            }
+            widen(e0, 0); widen(o0, 1); widen(e1, 2); widen(o1, 3); widen(e2, 4); widen(o2, 5)
+        }
+    }
+#endif

@@ -22,8 +22,8 @@ struct WholeOutputTests {
                 return SIMD4(p.x, p.y, p.z, withAlpha && y >= 70 ? noise.pixel(x: x, y: y).w : 1)
             }
         }
-        // And the opaque one as Gray8 (the grey routes).
-        return colour + [try! RenderContext(workingSpace: .none).render(Image(bitmap: colour[0]), format: .gray8)]
+        // And the opaque one as Gray8 (the grey routes) and as packed RGB8.
+        return colour + [try! RenderContext(workingSpace: .none).render(Image(bitmap: colour[0]), format: .gray8), try! colour[0].packedToRGB8()]
     }()
 
     /// Renders `image` over `rect` into a zeroed bitmap and into one full of garbage; both must match.
@@ -45,7 +45,7 @@ struct WholeOutputTests {
             let e = source.bounds
             for rect in [e, Rect(x: -6, y: -5, width: e.width + 13, height: e.height + 9)] {
                 for ws in [WorkingSpace.none, .linear] {
-                    for format in [PixelFormat.rgba8, .rgbaFloat32, .gray8] { try body(Image(bitmap: source), rect, ws, format) }
+                    for format in [PixelFormat.rgba8, .rgbaFloat32, .gray8, .rgb8] { try body(Image(bitmap: source), rect, ws, format) }
                 }
             }
         }

@@ -22,9 +22,11 @@ struct WideVectorTests {
         var seed: UInt32 = 9
         func next() -> Float { seed = seed &* 1_664_525 &+ 1_013_904_223; return Float(seed >> 24) / 255 }
         let premultiplied = try! Pixels.make(75, 21, alpha: .premultiplied) { _, _ in SIMD4(next(), next(), next(), next()) }
+        // Packed RGB copies: the packed kernels (expanding, packing, the packed matrix and sums).
+        let packed = (GalleryImages.photos + [("131x37 noise", odd)]).map { ("\($0.0) packed", try! $0.1.packedToRGB8()) }
         return [("premultiplied alpha noise", premultiplied)] + GalleryImages.all + GalleryImages.withAlpha + [
             ("131x37 noise", odd), ("opaque but for 10 columns (5 transparent)", translucentEdge)
-        ] + grey
+        ] + grey + packed
     }()
 
     static let filters: [(String, any Filter)] = [
@@ -73,7 +75,12 @@ struct WideVectorTests {
             "matrix far out of range, infinite and NaN",
             ColorMatrix(r: [300, -300, 0.5, 0], g: [1e30, -2, 0, 0], b: [.nan, 1, 0, 0], bias: [-1e30, 0.5, .infinity, 0])
         ),
-        ("matrix of steep ramps", ColorMatrix(r: [-7.3, 0, 0, 0], g: [0, 11.1, 0, 0], b: [0, 0, 3.7, 0], bias: [3.5, -5, -1.25, 0]))
+        ("matrix of steep ramps", ColorMatrix(r: [-7.3, 0, 0, 0], g: [0, 11.1, 0, 0], b: [0, 0, 3.7, 0], bias: [3.5, -5, -1.25, 0])),
+        // Entries just inside the integer route's reach (|entry| < 8, 11 fraction bits).
+        (
+            "matrix at the integer weights' limit",
+            ColorMatrix(r: [7.99, -7.99, 0.5, 0], g: [-3.2, 7.5, -3.3, 0], b: [0.001, -0.002, 1, 0], bias: [-0.5, 7.9, -7.9, 0])
+        )
     ]
 
     @Test("dispatch: wide kernels run exactly where the processor has AVX-512")
@@ -96,7 +103,7 @@ struct WideVectorTests {
     @Test("area average: the channel sums of opaque 8-bit rows (64 bytes a step) are the baseline's, to the last float")
     func areaSums() throws {
         // Floats out, so a sum off by one level would show; 131 pixels a row end inside a step.
-        for (imageName, bitmap) in Self.images where bitmap.format == .rgba8 {
+        for (imageName, bitmap) in Self.images where bitmap.format == .rgba8 || bitmap.format == .rgb8 {
             for options in [RenderContext.Options(workingSpace: .none), .init(workingSpace: .none, tileWidth: 16, tileHeight: 5)] {
                 let context = RenderContext(options: options)
                 let recipe = AreaAverage().apply(to: Image(bitmap: bitmap))

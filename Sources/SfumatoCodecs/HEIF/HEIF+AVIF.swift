@@ -30,7 +30,9 @@ extension HEIF {
         _ bitmap: Bitmap, compression: heif_compression_format, options: EncodeOptions, nclx: (primaries: UInt16, transfer: UInt16)? = nil
     ) throws -> [UInt8] {
         try options.validate()
-        if bitmap.format == .gray8 { return try encode(try bitmap.expandedToRGBA8(), compression: compression, options: options, nclx: nclx) }
+        if bitmap.format.isAlwaysOpaque {
+            return try encode(try bitmap.expandedToRGBA8(), compression: compression, options: options, nclx: nclx)
+        }
         guard bitmap.format == .rgba8 else {
             throw SfumatoError.unsupported("AVIF encoding takes RGBA8 or Gray8 bitmaps, not \(bitmap.format)")
         }

@@ -124,16 +124,22 @@ public struct DecodeOptions: Sendable {
     /// PNGs of 1 to 8 bits without transparency, and one-channel JPEGs, when no colour profile
     /// needs converting. Other files decode as always.
     public var keepGray = false
+    /// Decode colour files without alpha to packed ``PixelFormat/rgb8`` bitmaps (3 bytes a pixel,
+    /// a quarter less memory than RGBA8) instead of RGBA8. JPEG and 8-bit PNG decode to it
+    /// directly when no colour profile needs converting; other opaque 8-bit results are packed
+    /// after decoding. Files with alpha, 16-bit files and grey files kept as grey decode as always.
+    public var packRGB = false
 
     public init(
         pixelLimit: Int = 200_000_000, jpegScale: Int = 1, applyOrientation: Bool = true,
-        convertToSRGB: Bool = true, keepGray: Bool = false
+        convertToSRGB: Bool = true, keepGray: Bool = false, packRGB: Bool = false
     ) {
         self.pixelLimit = pixelLimit
         self.jpegScale = jpegScale
         self.applyOrientation = applyOrientation
         self.convertToSRGB = convertToSRGB
         self.keepGray = keepGray
+        self.packRGB = packRGB
     }
 }
 
@@ -185,14 +191,17 @@ public struct DecodedImage: Sendable {
 
     /// Every decoder's last steps: the embedded profile `icc` converted to sRGB (when the options
     /// ask for it and lcms2 can read it; Gray8 is left alone), opacity declared for a file without
-    /// alpha, and the orientation applied.
+    /// alpha, an opaque RGBA8 result packed to RGB8 when the options ask for it, and the
+    /// orientation applied.
     static func finishing(_ bitmap: Bitmap, info: ImageInfo, icc: [UInt8]? = nil, options: DecodeOptions) throws -> DecodedImage {
-        if options.convertToSRGB, bitmap.format != .gray8, let icc,
+        var bitmap = bitmap
+        if options.convertToSRGB, !bitmap.format.isAlwaysOpaque, let icc,
             let t = _ColorTransform(icc: icc, sixteenBit: bitmap.format == .rgba16)
         {
             t.apply(to: bitmap)
         }
         if !info.hasAlpha { bitmap.declareOpaque() }
+        if options.packRGB && bitmap.format == .rgba8 && !info.hasAlpha { bitmap = try bitmap.packedToRGB8() }
         let oriented = options.applyOrientation ? try bitmap.oriented(info.orientation) : bitmap
         return DecodedImage(bitmap: oriented, info: info)
     }

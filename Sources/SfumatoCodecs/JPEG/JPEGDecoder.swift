@@ -106,6 +106,15 @@ final class _JPEGDecoder: RowReader {
 
     /// Rows come as Gray8 (set by `start`).
     private(set) var gray = false
+    /// Rows come as packed RGB8 (set by `start`).
+    private(set) var packed = false
+
+    /// Whether `options` decode this file to packed RGB8: asked for, a colour file (not CMYK,
+    /// not kept grey) and no profile to convert (the conversion works on RGBA rows).
+    func packs(_ options: DecodeOptions) -> Bool {
+        options.packRGB && !cmyk && !keepsGray(options)
+            && !(options.convertToSRGB && icc.flatMap { _ColorTransform(icc: $0) } != nil)
+    }
 
     /// Whether `options` decode this file to Gray8: asked for, a one-channel file, and no
     /// profile to convert (grey profiles are not converted on the RGBA route either).
@@ -122,10 +131,11 @@ final class _JPEGDecoder: RowReader {
         let w = (info.width + scale - 1) / scale, h = (info.height + scale - 1) / scale
         try _checkLimit(w, h, options, name)
         gray = keepsGray(options)
-        try check(sf_jpeg_start(d, Int32(scale), cmyk ? JCS_CMYK : gray ? JCS_GRAYSCALE : JCS_EXT_RGBA))
+        packed = packs(options)
+        try check(sf_jpeg_start(d, Int32(scale), cmyk ? JCS_CMYK : gray ? JCS_GRAYSCALE : packed ? JCS_EXT_RGB : JCS_EXT_RGBA))
         outputWidth = Int(d.pointee.cinfo.output_width)
         outputHeight = Int(d.pointee.cinfo.output_height)
-        if convertToSRGB, !gray, let icc {
+        if convertToSRGB, !gray, !packed, let icc {
             transform = _ColorTransform(icc: icc, cmyk: cmyk, invertedCMYK: invertedCMYK)
         }
         if cmyk { cmykRow = .allocate(capacity: 4 * outputWidth * 16) }
@@ -187,7 +197,7 @@ public enum JPEG {
         try _JPEGDecoder(bytes: bytes, name: name).info
     }
 
-    /// Decodes JPEG bytes to an upright RGBA8 sRGB bitmap.
+    /// Decodes JPEG bytes to an upright RGBA8 sRGB bitmap (Gray8 or RGB8 when the options ask).
     public static func decode(_ bytes: [UInt8], name: String = "JPEG", options: DecodeOptions = DecodeOptions()) throws -> DecodedImage {
         let decoder = try _JPEGDecoder(bytes: bytes, name: name)
         return try decodeAll(decoder, options)
@@ -203,7 +213,7 @@ public enum JPEG {
         // Every row is written before the bitmap is seen: it need not start zeroed (a kept block
         // of the same size is reused, with no page to fault in).
         let bitmap = try Bitmap.forOverwrite(
-            width: decoder.outputWidth, height: decoder.outputHeight, format: decoder.gray ? .gray8 : .rgba8, alpha: .straight)
+            width: decoder.outputWidth, height: decoder.outputHeight, format: decoder.gray ? .gray8 : decoder.packed ? .rgb8 : .rgba8, alpha: .straight)
         var y = 0
         while y < bitmap.height {
             let n = try decoder.read(into: bitmap.row(y), rowBytes: bitmap.rowBytes, count: bitmap.height - y)
@@ -235,7 +245,7 @@ public final class JPEGRowSource: RowSource, @unchecked Sendable {
         try _checkLimit(width, height, options, path)
         self.path = path
         info = probe.info
-        format = probe.keepsGray(options) ? .gray8 : .rgba8
+        format = probe.keepsGray(options) ? .gray8 : probe.packs(options) ? .rgb8 : .rgba8
         self.options = options
     }
 

@@ -4,13 +4,14 @@ import SfumatoCore
 
 extension JPEG {
     /// Encodes an RGBA8 bitmap (straight alpha, composited over `options.background` where not
-    /// opaque), or a Gray8 bitmap as a one-channel JPEG, with its metadata (see ``EncodeOptions``);
+    /// opaque; an RGB8 one is expanded first), or a Gray8 bitmap as a one-channel JPEG, with its metadata (see ``EncodeOptions``);
     /// an image of a megapixel or more is compressed in bands on every core, joined by restart
     /// markers.
     public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         try options.validate()
+        if bitmap.format == .rgb8 { return try encode(try bitmap.expandedToRGBA8(), options: options) }
         guard bitmap.format == .rgba8 || bitmap.format == .gray8 else {
-            throw SfumatoError.unsupported("JPEG encoding takes RGBA8 or Gray8 bitmaps, not \(bitmap.format)")
+            throw SfumatoError.unsupported("JPEG encoding takes RGBA8, RGB8 or Gray8 bitmaps, not \(bitmap.format)")
         }
         let gray = bitmap.format == .gray8
         try checkSize(bitmap.width, bitmap.height)

@@ -18,11 +18,12 @@ public enum PNG {
     }
 
     /// Encodes an RGBA8 or RGBA16 bitmap (straight alpha; the alpha channel is left out when
-    /// every pixel is opaque), or a Gray8 bitmap as a greyscale PNG.
+    /// every pixel is opaque), an RGB8 one as RGB, or a Gray8 bitmap as a greyscale PNG.
     public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         try options.validate()
+        if bitmap.format == .rgb8 { return try encode(try bitmap.expandedToRGBA8(), options: options) }
         guard bitmap.format != .rgbaFloat32 else {
-            throw SfumatoError.unsupported("PNG encoding takes RGBA8, RGBA16 or Gray8 bitmaps, not \(bitmap.format)")
+            throw SfumatoError.unsupported("PNG encoding takes RGBA8, RGB8, RGBA16 or Gray8 bitmaps, not \(bitmap.format)")
         }
         let w = try _PNGWriter(
             path: nil, width: bitmap.width, height: bitmap.height, sixteenBit: bitmap.format == .rgba16,
@@ -54,6 +55,8 @@ final class _PNGDecoder: RowReader {
     private var row = 0
     /// Rows decoded as stored (RGB8) into `scratch`, then widened to RGBA8.
     private var nativeRGB = false
+    /// Rows decoded as stored (RGB8) straight into an RGB8 bitmap (`DecodeOptions.packRGB`).
+    private var packed = false
     private var scratch: [UInt8] = []
 
     init(bytes source: [UInt8], name: String, options: DecodeOptions) throws {
@@ -103,7 +106,8 @@ final class _PNGDecoder: RowReader {
         gray = options.keepGray && ct == 0 && ihdr.bit_depth <= 8 && !info.hasAlpha && transform == nil
         // 8-bit RGB rows come out of libspng as stored and are widened here: its own conversion
         // to RGBA8 goes pixel by pixel and took half of a photo's decoding.
-        nativeRGB = ct == 2 && ihdr.bit_depth == 8 && !info.hasAlpha && ihdr.interlace_method == 0
+        packed = options.packRGB && ct == 2 && ihdr.bit_depth == 8 && !info.hasAlpha && transform == nil
+        nativeRGB = !packed && ct == 2 && ihdr.bit_depth == 8 && !info.hasAlpha && ihdr.interlace_method == 0
         try _checkLimit(info.width, info.height, options, name)
     }
 
@@ -140,12 +144,12 @@ final class _PNGDecoder: RowReader {
         return .corrupt("\(name): corrupt PNG data (\(m))")
     }
 
-    var format: PixelFormat { gray ? .gray8 : sixteen ? .rgba16 : .rgba8 }
+    var format: PixelFormat { gray ? .gray8 : packed ? .rgb8 : sixteen ? .rgba16 : .rgba8 }
 
     /// libspng's output format, and its flags (grey output takes no transparency flag).
     private var spngFormat: (format: Int32, flags: Int32) {
         if gray { return (Int32(SPNG_FMT_G8.rawValue), 0) }
-        if nativeRGB { return (Int32(SPNG_FMT_PNG.rawValue), 0) }
+        if nativeRGB || packed { return (Int32(SPNG_FMT_PNG.rawValue), 0) }
         return (Int32(sixteen ? SPNG_FMT_RGBA16.rawValue : SPNG_FMT_RGBA8.rawValue), Int32(SPNG_DECODE_TRNS.rawValue))
     }
 

@@ -35,8 +35,9 @@ public enum TIFF {
     /// opaque), or a Gray8 one as a grey TIFF.
     public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         try options.validate()
+        if bitmap.format == .rgb8 { return try encode(try bitmap.expandedToRGBA8(), options: options) }
         guard bitmap.format != .rgbaFloat32 else {
-            throw SfumatoError.unsupported("TIFF encoding takes RGBA8, RGBA16 or Gray8 bitmaps, not \(bitmap.format)")
+            throw SfumatoError.unsupported("TIFF encoding takes RGBA8, RGB8, RGBA16 or Gray8 bitmaps, not \(bitmap.format)")
         }
         let stream = _TIFFStream(writing: ())
         guard let tif = sf_tiff_open(stream.pointer, "w", _TIFFFile.allocationLimit) else {

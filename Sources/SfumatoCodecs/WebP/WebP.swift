@@ -71,11 +71,12 @@ public enum WebP {
     }
 
     /// Encodes an RGBA8 bitmap (straight alpha): lossy at `options.quality`, or lossless. WebP
-    /// has no greyscale: a Gray8 bitmap is written as opaque RGB with R = G = B. The metadata
+    /// has no greyscale: a Gray8 bitmap is written as opaque RGB with R = G = B (an RGB8 one is
+    /// expanded too). The metadata
     /// `options.metadata` names goes into EXIF, XMP and ICCP chunks by libwebp's mux API.
     public static func encode(_ bitmap: Bitmap, options: EncodeOptions = EncodeOptions()) throws -> [UInt8] {
         try options.validate()
-        if bitmap.format == .gray8 { return try encode(try bitmap.expandedToRGBA8(), options: options) }
+        if bitmap.format.isAlwaysOpaque { return try encode(try bitmap.expandedToRGBA8(), options: options) }
         guard bitmap.format == .rgba8 else {
             throw SfumatoError.unsupported("WebP encoding takes RGBA8 or Gray8 bitmaps, not \(bitmap.format)")
         }

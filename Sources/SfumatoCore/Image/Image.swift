@@ -110,7 +110,8 @@ public protocol RowSource: AnyObject, Sendable {
     var width: Int { get }
     /// Height in pixels.
     var height: Int { get }
-    /// The format rows are delivered in (`.rgba8` or `.rgba16`, straight alpha, sRGB-encoded).
+    /// The format rows are delivered in (`.rgba8`, `.rgb8`, `.gray8` or `.rgba16`, straight
+    /// alpha, sRGB-encoded).
     var format: PixelFormat { get }
     /// Whether every pixel is opaque (a JPEG, a PNG without alpha).
     var isOpaque: Bool { get }

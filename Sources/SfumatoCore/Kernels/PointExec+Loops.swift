@@ -57,7 +57,10 @@ extension _PointExec {
             let clamped = _minps(_maxps(v + magic, magic), top)
             return unsafeBitCast(clamped, to: SIMD4<Int32>.self) &- (0x4B40_0000 &- offset)
         }
-        if tailIsRounding {
+        if !linear, let weights = tailWeights {
+            // Integers, exact in both routes (see _MatrixWeights).
+            i = weights.map(src, dst, from: 0, count: count)
+        } else if tailIsRounding {
             // A plain rounding table: the levels are computed, twelve lookups fewer per quad.
             // (A loop of its own: a branch inside the table loop below cost it a third of its speed.)
             let step = SIMD4<Float>(repeating: Self.tailLevelStep)

@@ -114,6 +114,9 @@ public final class Bitmap: @unchecked Sendable {
         case .gray8:
             let g = Float(p.load(fromByteOffset: x, as: UInt8.self)) / 255
             return SIMD4(g, g, g, 1)
+        case .rgb8:
+            let b = p.assumingMemoryBound(to: UInt8.self) + 3 * x
+            return SIMD4(Float(b[0]) / 255, Float(b[1]) / 255, Float(b[2]) / 255, 1)
         }
     }
 
@@ -136,6 +139,9 @@ public final class Bitmap: @unchecked Sendable {
         case .gray8:
             let y = (value * SRGB.luminanceWeights).sum() * value.w.bounded(0, 1)
             p.storeBytes(of: UInt8(max(0, min(255, (y * 255).rounded()))), toByteOffset: x, as: UInt8.self)
+        case .rgb8:
+            let b = p.assumingMemoryBound(to: UInt8.self) + 3 * x
+            for c in 0..<3 { b[c] = UInt8(max(0, min(255, (value[c] * value.w.bounded(0, 1) * 255).rounded()))) }
         }
     }
 
@@ -196,7 +202,7 @@ public final class Bitmap: @unchecked Sendable {
 
     /// Whether every pixel of rows `rows` has alpha 1.
     private func _rowsAreOpaque(_ rows: Range<Int>) -> Bool {
-        if format == .gray8 { return true }
+        if format.isAlwaysOpaque { return true }
         for y in rows {
             let p = row(y)
             switch format {
@@ -219,7 +225,7 @@ public final class Bitmap: @unchecked Sendable {
             case .rgbaFloat32:
                 let b = p.assumingMemoryBound(to: Float.self)
                 for x in 0..<width where b[4 * x + 3] != 1 { return false }
-            case .gray8:
+            case .gray8, .rgb8:
                 return true
             }
         }

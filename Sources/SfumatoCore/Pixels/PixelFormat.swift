@@ -1,5 +1,5 @@
-/// How one pixel of a ``Bitmap`` is stored: four channels, R G B A, in that order, or one grey
-/// channel.
+/// How one pixel of a ``Bitmap`` is stored: four channels, R G B A, in that order, three
+/// (R G B, opaque), or one grey channel.
 public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible {
     /// 8 bits per channel, 4 bytes a pixel.
     case rgba8
@@ -13,6 +13,11 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
     /// space, convolutions with integer weights, Sobel, the Gaussian (σ below 12) and morphology
     /// run on it a byte a pixel.
     case gray8
+    /// Packed 8-bit R G B, 3 bytes a pixel, always opaque: a pixel reads as RGBA (r, g, b, 1).
+    /// A quarter less memory than ``rgba8`` for opaque photos. Colour written to it with partial
+    /// alpha is stored as its premultiplied values (colour over black in the working space).
+    /// Renders expand rows to RGBA8 in cache, so every filter reads and writes it.
+    case rgb8
 
     /// Bytes one pixel takes.
     public var bytesPerPixel: Int {
@@ -21,11 +26,15 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
         case .rgba16: 8
         case .rgbaFloat32: 16
         case .gray8: 1
+        case .rgb8: 3
         }
     }
 
-    /// Stored channels a pixel: 4, or 1 for ``gray8``.
-    public var channels: Int { self == .gray8 ? 1 : 4 }
+    /// Stored channels a pixel: 4, 3 for ``rgb8``, or 1 for ``gray8``.
+    public var channels: Int { self == .gray8 ? 1 : self == .rgb8 ? 3 : 4 }
+
+    /// Whether every pixel of this format is opaque by construction (no stored alpha).
+    public var isAlwaysOpaque: Bool { self == .gray8 || self == .rgb8 }
 
     /// Bits per channel (8, 16 or 32).
     public var bitsPerChannel: Int { 8 * bytesPerPixel / channels }
@@ -36,6 +45,7 @@ public enum PixelFormat: String, Sendable, CaseIterable, CustomStringConvertible
         case .rgba16: "RGBA16"
         case .rgbaFloat32: "RGBA Float32"
         case .gray8: "Gray8"
+        case .rgb8: "RGB8"
         }
     }
 }

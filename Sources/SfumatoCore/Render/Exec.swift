@@ -41,13 +41,13 @@ class _Exec: @unchecked Sendable {
     }
 
     /// The tile kind to render in for a destination format: 8-bit tiles only where the
-    /// destination keeps 8 bits (grey tiles go to grey or, expanded, to RGBA8; RGBA bytes to
-    /// RGBA8 or, as their luminance, to grey). Bytes are sRGB-encoded: a destination that stores
-    /// another encoding goes through floats.
+    /// destination keeps 8 bits (grey tiles go to grey or, expanded, to RGBA8 or packed RGB;
+    /// RGBA bytes to RGBA8, packed RGB or, as their luminance, to grey). Bytes are sRGB-encoded: a
+    /// destination that stores another encoding goes through floats.
     static func storeKind(_ natural: TileKind, _ d: _Destination) -> TileKind {
         if d.encoding != .srgb { return .float }
         return switch (natural, d.format) {
-        case (.byte, .rgba8), (.gray, .rgba8), (.byte, .gray8): .byte
+        case (.byte, .rgba8), (.gray, .rgba8), (.byte, .gray8), (.byte, .rgb8), (.gray, .rgb8): .byte
         case (.gray, .gray8): .gray
         default: .float
         }
@@ -62,6 +62,8 @@ class _Exec: @unchecked Sendable {
                 memcpy(out, b.byteTile.pointer(x: rect.x, y: y), rect.width)
             } else if b.kind == .byte && d.format == .gray8 {
                 _Convert.bytesToGray(b.byteTile.pointer(x: rect.x, y: y), rect.width, out.assumingMemoryBound(to: UInt8.self))
+            } else if b.kind == .byte && d.format == .rgb8 {
+                _Convert.packRGB(b.byteTile.pointer(x: rect.x, y: y), rect.width, out.assumingMemoryBound(to: UInt8.self))
             } else if b.kind == .byte {
                 let src = b.byteTile.pointer(x: rect.x, y: y)
                 _Convert.storeBytes(
@@ -97,6 +99,8 @@ func _storeFloatRow(
         _Convert.storeGray8(
             src, count, workingEncoding: w.workingSpace.encoding, encoding: d.encoding,
             out.assumingMemoryBound(to: UInt8.self))
+    case .rgb8:
+        _Convert.storeRGB8(src, count, linear: w.linear, out.assumingMemoryBound(to: UInt8.self))
     }
 }
 

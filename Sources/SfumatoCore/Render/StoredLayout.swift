@@ -36,11 +36,13 @@ struct _StoredLayout {
             _Convert.loadGray8(
                 p.assumingMemoryBound(to: UInt8.self), count, encoding: encoding,
                 workingEncoding: w.workingSpace.encoding, dst)
+        case .rgb8:
+            _Convert.loadRGB8(p.assumingMemoryBound(to: UInt8.self), count, linear: w.linear, dst)
         }
     }
 
     /// Fills tile `out` (covering `rect`) from stored rows, transparent outside `extent`. A grey
-    /// tile comes only from grey rows; 8-bit RGBA tiles from RGBA8 or grey rows.
+    /// tile comes only from grey rows; 8-bit RGBA tiles from RGBA8, packed RGB or grey rows.
     func fill(
         _ out: _PixelBuffer, extent: Rect, _ w: _Worker,
         rows: (Rect, (Int, UnsafeRawPointer) throws -> Void) throws -> Void
@@ -56,6 +58,10 @@ struct _StoredLayout {
                 memcpy(out.byteTile.pointer(x: inside.x, y: y), p + offset, inside.width)
             } else if out.kind == .byte && format == .gray8 {
                 _Convert.grayToBytes(
+                    (p + offset).assumingMemoryBound(to: UInt8.self), inside.width,
+                    out.byteTile.pointer(x: inside.x, y: y))
+            } else if out.kind == .byte && format == .rgb8 {
+                _Convert.expandRGB(
                     (p + offset).assumingMemoryBound(to: UInt8.self), inside.width,
                     out.byteTile.pointer(x: inside.x, y: y))
             } else if out.kind == .byte {

@@ -8,28 +8,28 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
     init(_ bitmap: Bitmap, _ ws: WorkingSpace, threads: Int) {
         self.bitmap = bitmap
         let opaque =
-            bitmap.format == .gray8
+            bitmap.format.isAlwaysOpaque
             || (bitmap.format == .rgba8 && bitmap.alpha == .straight ? bitmap._isOpaque(threads: threads) : false)
         layout = _StoredLayout(format: bitmap.format, encoding: bitmap.encoding, alpha: bitmap.alpha, opaque: opaque)
         // 8-bit tiles only for opaque (or already premultiplied) data: premultiplying straight
         // 8-bit colour would round away precision that the float path keeps.
-        let byte = ws == .none && bitmap.format == .rgba8 && (opaque || bitmap.alpha == .premultiplied)
+        let byte = ws == .none && (bitmap.format == .rgb8 || bitmap.format == .rgba8 && (opaque || bitmap.alpha == .premultiplied))
         let gray = ws == .none && bitmap.format == .gray8 && bitmap.encoding == .srgb
         super.init(extent: bitmap.bounds, natural: gray ? .gray : (byte ? .byte : .float), children: [])
     }
 
-    var hasStraightBytes: Bool { bitmap.format == .rgba8 && (bitmap.alpha == .straight || layout.opaque) }
+    var hasStraightBytes: Bool { bitmap.format == .rgb8 || bitmap.format == .rgba8 && (bitmap.alpha == .straight || layout.opaque) }
 
     override var opaqueWithin: Bool { layout.opaque }
 
-    override var sRGBBytes: Bool { bitmap.format == .rgba8 && bitmap.encoding == .srgb && layout.opaque }
+    override var sRGBBytes: Bool { (bitmap.format == .rgba8 || bitmap.format == .rgb8) && bitmap.encoding == .srgb && layout.opaque }
 
     override var explanation: String {
         "read bitmap \(bitmap.width)x\(bitmap.height) \(bitmap.format) \(bitmap.encoding)\(layout.opaque ? ", opaque" : "")"
     }
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {
-        if kind == .byte && (natural == .byte || sRGBBytes) && extent.contains(rect)
+        if kind == .byte && bitmap.format == .rgba8 && (natural == .byte || sRGBBytes) && extent.contains(rect)
             && (bitmap.alpha == .premultiplied || layout.opaque)
         {
             let p = bitmap.row(rect.y) + rect.x * 4
@@ -68,7 +68,8 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
 }
 
 /// Copies stored 8-bit rows straight into an 8-bit destination when nothing needs converting
-/// (no filter between source and output). Returns false when a conversion is needed.
+/// (no filter between source and output), or only packing: opaque RGBA8 and packed RGB turn into
+/// each other. Returns false when another conversion is needed.
 func _storeStoredRows(
     _ source: _RowReadable, _ layout: _StoredLayout, _ rect: Rect, into d: _Destination,
     _ w: _Worker
@@ -76,7 +77,19 @@ func _storeStoredRows(
     let same =
         (layout.format == .rgba8 && d.format == .rgba8 && (layout.opaque || layout.alpha == d.alpha) && layout.encoding == d.encoding)
         || (layout.format == .gray8 && d.format == .gray8 && layout.encoding == d.encoding)
-    guard same, source.extent.contains(rect) else { return false }
+        || (layout.format == .rgb8 && d.format == .rgb8 && layout.encoding == d.encoding)
+    let packs = layout.format == .rgba8 && layout.opaque && d.format == .rgb8 && layout.encoding == d.encoding
+    let expands = layout.format == .rgb8 && d.format == .rgba8 && layout.encoding == d.encoding
+    guard same || packs || expands, source.extent.contains(rect) else { return false }
+    if packs || expands {
+        let offset = (rect.x - source.extent.x) * layout.format.bytesPerPixel
+        try source.withStoredRows(rect, w) { y, p in
+            let s = (p + offset).assumingMemoryBound(to: UInt8.self)
+            let out = (d.row(y) + (rect.x - d.rect.x) * d.format.bytesPerPixel).assumingMemoryBound(to: UInt8.self)
+            if packs { _Convert.packRGB(s, rect.width, out) } else { _Convert.expandRGB(s, rect.width, out) }
+        }
+        return true
+    }
     let bpp = d.format.bytesPerPixel
     let offset = (rect.x - source.extent.x) * bpp
     try source.withStoredRows(rect, w) { y, p in

@@ -90,6 +90,16 @@ final class _NeighborhoodExec: _Exec, @unchecked Sendable {
     /// tile to fill and copy out): premultiplied as the kernel leaves them, then made straight in
     /// place where the destination wants it (opaque pixels are the same either way).
     private func storeBytes(_ rect: Rect, into d: _Destination, _ w: _Worker) throws {
+        if d.format == .rgb8, d.encoding == .srgb, !useGray, useBytes || destinationBytes != nil {
+            // Packed RGB: the 8-bit result in an RGBA tile (premultiplied: colour over black), packed.
+            let tile = w.buffer(.byte, rect)
+            let rows = _Destination(
+                base: UnsafeMutableRawPointer(tile.byteTile.pointer(x: rect.x, y: rect.y)), rowBytes: 4 * tile.stride,
+                rect: rect, format: .rgba8, encoding: .srgb, alpha: .premultiplied)
+            try storeBytes(rect, into: rows, w)
+            _Exec.write(tile, rows: rect, into: d, w)
+            return
+        }
         let kind: TileKind? = d.format == .gray8 ? .gray : d.format == .rgba8 ? .byte : nil
         let readKind = destinationBytes != nil ? .byte : inputKind
         guard useBytes || destinationBytes != nil, let kind, kind == readKind, d.encoding == .srgb, d.rowBytes % kind.bytesPerPixel == 0 else {

@@ -38,6 +38,9 @@ class _PointExec: _Exec, @unchecked Sendable {
     /// encoded working space): opaque quads then compute the levels instead of looking them up
     /// (checked entry by entry against the table, so both give the same bytes).
     var tailIsRounding = false
+    /// The matrix in integers for opaque quads when the table is plain rounding in the encoded
+    /// working space (nil when its entries are too large for 15-bit weights).
+    var tailWeights: _MatrixWeights?
     static let tailLevelStep: Float = 255 / Float(tailSteps)
     static let tailFixedShift: Int32 = 4
 
@@ -147,11 +150,12 @@ class _PointExec: _Exec, @unchecked Sendable {
             let level = _roundedInts(_float(fromSmallInts: SIMD4(repeating: Int32(k))) * Self.tailLevelStep)[0]
             return (0..<3).allSatisfy { c in Int32(t[c * (n + 1) + k]) == level }
         }
+        let (c0, c1, c2, c3) = m.columns
+        let rows: [[Float]] = [[c0.x, c1.x, c2.x, c3.x], [c0.y, c1.y, c2.y, c3.y], [c0.z, c1.z, c2.z, c3.z]]
+        tailWeights = tailIsRounding && ws == .none ? _MatrixWeights(rows: rows.map { $0.map(Double.init) }) : nil
         // The fixed-point matrix: 9 tables of 256 products and 3 biases (with the rounding half).
         tailFixed?.deallocate()
         tailFixed = nil
-        let (c0, c1, c2, c3) = m.columns
-        let rows: [[Float]] = [[c0.x, c1.x, c2.x, c3.x], [c0.y, c1.y, c2.y, c3.y], [c0.z, c1.z, c2.z, c3.z]]
         // Sums stay far inside Int32 for entries up to 1000; larger ones (or NaN, which fails
         // the test too) keep the float route.
         guard rows.joined().allSatisfy({ abs($0) <= 1000 }) else { return }
@@ -225,32 +229,58 @@ class _PointExec: _Exec, @unchecked Sendable {
         }
         let bpp = readable.storedBytesPerPixel
         let xOffset = (rect.x - input.extent.x) * bpp
-        if readable.storedFormat == .gray8 && (d.format == .gray8 || d.format == .rgba8) {
+        if readable.storedFormat == .gray8 && (d.format == .gray8 || d.format == .rgba8 || d.format == .rgb8) {
             return try storeGray(rect, readable, xOffset, into: d, w)
         }
         // The 8-bit routes (a table, a byte pixel function, a matrix tail) write RGBA8 rows; for a
         // grey destination in the none working space (where luminance is taken of the encoded
         // values) they write a row of premultiplied RGBA (colour over black) whose luminance is
         // then stored. In linear light, luminance needs the linear values: the float route.
+        // Packed RGB goes through RGBA8 a block at a time, both ways; in linear light only from
+        // opaque sources, as colour over black there is the float route's too.
         let toGray = d.format == .gray8 && d.encoding == .srgb && !w.linear
-        if (d.format == .rgba8 || toGray) && readable.hasStraightBytes && (lut != nil || bytePixelFunction != nil || matrixTail != nil) {
-            let premultiplied = toGray || d.alpha == .premultiplied
+        let packedIn = readable.storedFormat == .rgb8
+        let packedOut = d.format == .rgb8 && d.encoding == .srgb && (!w.linear || input.opaqueWithin)
+        if (d.format == .rgba8 || toGray || packedOut) && readable.hasStraightBytes
+            && (lut != nil || bytePixelFunction != nil || matrixTail != nil)
+        {
+            let premultiplied = toGray || packedOut || d.alpha == .premultiplied
             let levels = w.linear ? SRGB.decodedByte : _PointExec.plainLevels
-            let temp: UnsafeMutablePointer<UInt8>? = toGray ? .allocate(capacity: 4 * rect.width) : nil
-            defer { temp?.deallocate() }
+            let block = packedIn || packedOut ? _Convert.packedBlock : rect.width
+            let temp: UnsafeMutablePointer<UInt8>? = toGray || packedOut ? .allocate(capacity: 4 * block) : nil
+            let expanded: UnsafeMutablePointer<UInt8>? = packedIn ? .allocate(capacity: 4 * block) : nil
+            defer { temp?.deallocate(); expanded?.deallocate() }
+            let inBytes = readable.storedBytesPerPixel, outBytes = d.format.bytesPerPixel
             try readable.withStoredRows(rect, w) { y, stored in
-                let source = (stored + xOffset).assumingMemoryBound(to: UInt8.self)
-                let row = (d.row(y) + (rect.x - d.rect.x) * d.format.bytesPerPixel).assumingMemoryBound(to: UInt8.self)
-                let out = temp ?? row
-                if lut != nil {
-                    mapBytes(source, out, rect.width, premultipliedInput: false, premultipliedOutput: premultiplied)
-                } else if let f = bytePixelFunction {
-                    f.apply(StraightBytes(source: source, destination: out, count: rect.width, level: levels, linear: w.linear))
-                    if premultiplied { _premultiplyBytes(out, rect.width) }
-                } else {
-                    mapMatrixTail(source, out, rect.width, linear: w.linear, premultipliedOutput: premultiplied)
+                let row = (d.row(y) + (rect.x - d.rect.x) * outBytes).assumingMemoryBound(to: UInt8.self)
+                var x = 0
+                if packedIn && packedOut && lut == nil && bytePixelFunction == nil, !w.linear, let weights = tailWeights {
+                    // Packed to packed in one pass where the route has a packed kernel.
+                    x = weights.mapPacked(stored + xOffset, row, count: rect.width)
                 }
-                if let temp { _Convert.bytesToGray(temp, rect.width, row) }
+                while x < rect.width {
+                    let n = min(block, rect.width - x)
+                    var source = (stored + xOffset + x * inBytes).assumingMemoryBound(to: UInt8.self)
+                    if let expanded {
+                        _Convert.expandRGB(source, n, expanded)
+                        source = UnsafePointer(expanded)
+                    }
+                    let out = temp ?? row + x * outBytes
+                    if lut != nil {
+                        mapBytes(source, out, n, premultipliedInput: false, premultipliedOutput: premultiplied)
+                    } else if let f = bytePixelFunction {
+                        f.apply(StraightBytes(source: source, destination: out, count: n, level: levels, linear: w.linear))
+                        if premultiplied { _premultiplyBytes(out, n) }
+                    } else {
+                        mapMatrixTail(source, out, n, linear: w.linear, premultipliedOutput: premultiplied)
+                    }
+                    if packedOut {
+                        _Convert.packRGB(out, n, row + x * outBytes)
+                    } else if let temp {
+                        _Convert.bytesToGray(temp, n, row + x)
+                    }
+                    x += n
+                }
             }
             return
         }
@@ -278,6 +308,7 @@ extension _PointExec {
         precondition(_Worker.chunk >= 256)
         let bpp = d.format.bytesPerPixel
         try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 256 * 5) { buffer in
+            // The grey levels, then the table: 256 entries of up to 4 bytes.
             let levels = buffer.baseAddress!, table = levels + 256
             for g in 0..<256 { levels[g] = UInt8(g) }
             readable.load(levels, 256, into: chunk, w)
@@ -288,6 +319,11 @@ extension _PointExec {
                 let out = (d.row(y) + (rect.x - d.rect.x) * bpp).assumingMemoryBound(to: UInt8.self)
                 if bpp == 1 {
                     _lookupBytes(table, s, out, count: rect.width)
+                } else if bpp == 3 {
+                    for x in 0..<rect.width {
+                        let e = table + 3 * Int(s[x]), o = out + 3 * x
+                        o[0] = e[0]; o[1] = e[1]; o[2] = e[2]
+                    }
                 } else {
                     let t = UnsafeRawPointer(table), o = UnsafeMutableRawPointer(out)
                     for x in 0..<rect.width {

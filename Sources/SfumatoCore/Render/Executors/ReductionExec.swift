@@ -105,8 +105,17 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
         let values = (0..<256).map { converted[$0].x }
         // Value sums come from level sums only where values are levels / 255.
         let summary = route.summary == .sums && w.workingSpace != .none ? .counts : route.summary
+        // Packed RGB rows are scanned as stored (expanding them would write as much as is read).
+        let packed = (input as? _RowReadable).flatMap { $0.storedFormat == .rgb8 ? $0 : nil }
         let parts = try eachBand(bands(merging: true), w) { band, w in
             let part = _LevelScan(summary)
+            if let packed {
+                let offset = 3 * (band.x - packed.extent.x)
+                try packed.withStoredRows(band, w) { _, p in
+                    part.addPacked((p + offset).assumingMemoryBound(to: UInt8.self), band.width)
+                }
+                return part
+            }
             try eachStrip(of: band, .byte, w) { b, strip in
                 for row in strip.y..<strip.maxY { part.add(b.byteTile.pointer(x: strip.x, y: row), strip.width) }
             }

@@ -31,21 +31,25 @@ final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
 
     init(_ source: any RowSource, _ ws: WorkingSpace) {
         self.source = source
-        layout = _StoredLayout(format: source.format, encoding: .srgb, alpha: .straight, opaque: source.isOpaque)
+        layout = _StoredLayout(
+            format: source.format, encoding: .srgb, alpha: .straight, opaque: source.isOpaque || source.format.isAlwaysOpaque)
         rowBytes = source.width * source.format.bytesPerPixel
         super.init(
             extent: Rect(width: source.width, height: source.height),
-            natural: ws != .none ? .float : source.format == .gray8 ? .gray : (source.format == .rgba8 && source.isOpaque ? .byte : .float),
+            natural: ws != .none
+                ? .float
+                : source.format == .gray8
+                    ? .gray : (source.format == .rgb8 || source.format == .rgba8 && source.isOpaque ? .byte : .float),
             children: [])
     }
 
     deinit { ring?.deallocate() }
 
-    var hasStraightBytes: Bool { source.format == .rgba8 }
+    var hasStraightBytes: Bool { source.format == .rgba8 || source.format == .rgb8 }
 
     override var opaqueWithin: Bool { layout.opaque }
 
-    override var sRGBBytes: Bool { source.format == .rgba8 && layout.opaque }
+    override var sRGBBytes: Bool { (source.format == .rgba8 || source.format == .rgb8) && layout.opaque }
 
     override var explanation: String { "read \(source.summary) sequentially, row by row" }
 

@@ -1,0 +1,97 @@
+import Foundation
+import SfumatoAVX512
+
+/// Conversions to and from packed RGB (``PixelFormat/rgb8`` bitmaps, 3 bytes a pixel).
+///
+/// Packed RGB is always opaque: it reads as RGBA (r, g, b, 1). Renders work on it as on opaque
+/// RGBA8, expanding rows into 4-byte pixels a chunk at a time (in cache) and packing results back;
+/// what shrinks is the memory the stored pixels take and the traffic to it. Colour with partial
+/// alpha is stored as its premultiplied values: colour over black, as grey stores it.
+extension _Convert {
+    /// Pixels a conversion through a stack buffer handles at a time (4 KiB of RGBA).
+    static let packedBlock = 1024
+
+    /// Packed RGB to opaque RGBA bytes. `dst` must not overlap `src`.
+    static func expandRGB(_ src: UnsafePointer<UInt8>, _ count: Int, _ dst: UnsafeMutablePointer<UInt8>) {
+        var i = 0
+        #if arch(x86_64)
+            if CPUFeatures.wideVectors { i = _expandRGBAVX512(src, dst, count: count) }
+        #endif
+        let s = UnsafeRawPointer(src), d = UnsafeMutableRawPointer(dst)
+        // Four bytes from each pixel's red on (the fourth is the next pixel's red, replaced by the
+        // alpha): every pixel but the last has a next pixel to read.
+        while i + 1 < count {
+            let v = s.loadUnaligned(fromByteOffset: 3 * i, as: UInt32.self)
+            d.storeBytes(of: v | 0xFF00_0000, toByteOffset: 4 * i, as: UInt32.self)
+            i += 1
+        }
+        if i < count {
+            let p = src + 3 * i
+            let v = UInt32(p[0]) | UInt32(p[1]) << 8 | UInt32(p[2]) << 16 | 0xFF00_0000
+            d.storeBytes(of: v, toByteOffset: 4 * i, as: UInt32.self)
+        }
+    }
+
+    /// RGBA bytes to packed RGB, alpha dropped (premultiplied bytes: colour over black).
+    /// `dst` must not overlap `src`.
+    static func packRGB(_ src: UnsafePointer<UInt8>, _ count: Int, _ dst: UnsafeMutablePointer<UInt8>) {
+        var i = 0
+        #if arch(x86_64)
+            if CPUFeatures.wideVectors { i = _packRGBAVX512(src, dst, count: count) }
+        #endif
+        let s = UnsafeRawPointer(src), d = UnsafeMutableRawPointer(dst)
+        // Each pixel stored as four bytes, the fourth landing on the next pixel's red, which that
+        // pixel's own store then writes: every pixel but the last has a next one.
+        while i + 1 < count {
+            d.storeBytes(of: s.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self), toByteOffset: 3 * i, as: UInt32.self)
+            i += 1
+        }
+        if i < count {
+            let p = src + 4 * i, q = dst + 3 * i
+            q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
+        }
+    }
+
+    /// Packed RGB (sRGB-encoded) to working floats.
+    static func loadRGB8(
+        _ src: UnsafePointer<UInt8>, _ count: Int, linear: Bool, _ dst: UnsafeMutablePointer<SIMD4<Float>>
+    ) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4 * packedBlock) { buffer in
+            let rgba = buffer.baseAddress!
+            var i = 0
+            while i < count {
+                let n = min(packedBlock, count - i)
+                expandRGB(src + 3 * i, n, rgba)
+                // As an opaque straight RGBA8 bitmap loads, so both give the same floats.
+                loadRGBA8(rgba, n, premultiplied: false, linear: linear, dst + i)
+                i += n
+            }
+        }
+    }
+
+    /// Working floats to packed RGB: the premultiplied working colour stored as opaque, which is
+    /// the colour over black in the working space (linear light, or the encoded values).
+    static func storeRGB8(
+        _ src: UnsafePointer<SIMD4<Float>>, _ count: Int, linear: Bool, _ dst: UnsafeMutablePointer<UInt8>
+    ) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4 * packedBlock) { buffer in
+            let rgba = buffer.baseAddress!
+            var i = 0
+            while i < count {
+                let n = min(packedBlock, count - i)
+                storeRGBA8(src + i, n, linear: linear, premultiplied: true, rgba)
+                // Pixels with partial alpha again, as opaque colours (rare: most renders are opaque),
+                // each channel first clamped to 0...alpha as an RGBA8 store clamps it (so a colour
+                // with alpha 0 is black, as RGBA8 shows it over black).
+                for k in 0..<n where rgba[4 * k + 3] != 255 {
+                    let a = src[i + k].w
+                    var v = src[i + k].bounded(0, a > 0 ? a : 0)
+                    v.w = 1
+                    storeRGBA8(&v, 1, linear: linear, premultiplied: true, rgba + 4 * k)
+                }
+                packRGB(rgba, n, dst + 3 * i)
+                i += n
+            }
+        }
+    }
+}
