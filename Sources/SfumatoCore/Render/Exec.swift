@@ -28,6 +28,11 @@ class _Exec: @unchecked Sendable {
     /// Whether every pixel inside the extent is known to be opaque (alpha exactly 1).
     var opaqueWithin: Bool { false }
 
+    /// Whether each output pixel comes from the same pixels of the inputs (no neighbourhood, no
+    /// resampling): a render made only of such passes streams whole rows (see
+    /// ``RenderContext/Options/fullWidthStrips``).
+    var isPixelForPixel: Bool { false }
+
     /// Whether 8-bit tiles from ``produce(_:_:_:)`` hold the image's own sRGB-encoded values in
     /// any working space: an opaque 8-bit sRGB source, through whole-pixel moves, crops and
     /// clamps. What kernels with a linear-light 8-bit variant read (``NeighborhoodKernel/supportsLinearBytes``).

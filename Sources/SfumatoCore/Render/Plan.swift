@@ -10,6 +10,11 @@ final class _Plan: @unchecked Sendable {
     /// The render's thread count (also for the checks made while planning).
     let threads: Int
     private(set) var root: _Exec!
+    /// Whether every pass is pixel for pixel (``_Exec/isPixelForPixel``).
+    private(set) lazy var isPixelForPixel: Bool = {
+        func all(_ e: _Exec) -> Bool { e.isPixelForPixel && e.children.allSatisfy(all) }
+        return all(root)
+    }()
     private(set) var streams: [_StreamExec] = []
     /// Histogram executors, innermost first (an inner one's result can feed an outer one's input).
     private(set) var histograms: [_HistogramExec] = []

@@ -31,10 +31,20 @@ extension RenderContext {
         return _StripLayout(height: h, count: (r.height + h - 1) / h)
     }
 
-    /// The tile width for a render of `rect`: the option's, twice that on grey tiles.
+    /// The tile width for a render of `rect`: the option's, twice that on grey tiles; for plans
+    /// that are pixel for pixel (with ``Options/fullWidthStrips``), the whole width, in equal
+    /// parts of at most `widestStrip` pixels.
     func tileWidth(_ plan: _Plan, _ rect: Rect) -> Int {
-        min(options.tileWidth * (plan.root.natural == .gray ? 2 : 1), rect.width)
+        if options.fullWidthStrips && plan.isPixelForPixel {
+            let parts = (rect.width + Self.widestStrip - 1) / Self.widestStrip
+            return (rect.width + parts - 1) / parts
+        }
+        return min(options.tileWidth * (plan.root.natural == .gray ? 2 : 1), rect.width)
     }
+
+    /// The widest tile of a full-width strip: a float tile of a point pass reading another pass
+    /// holds 16 bytes a pixel, so 16,384 pixels by 64 rows is 16 MiB.
+    static let widestStrip = 16384
 
     /// Strips allowed in flight beyond the oldest unfinished one.
     var window: Int { 2 * options.threads }

@@ -24,6 +24,8 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
 
     override var sRGBBytes: Bool { (bitmap.format == .rgba8 || bitmap.format == .rgb8) && bitmap.encoding == .srgb && layout.opaque }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String {
         "read bitmap \(bitmap.width)x\(bitmap.height) \(bitmap.format) \(bitmap.encoding)\(layout.opaque ? ", opaque" : "")"
     }

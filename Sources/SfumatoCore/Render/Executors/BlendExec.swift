@@ -17,6 +17,8 @@ final class _BlendExec: _Exec, @unchecked Sendable {
         super.init(extent: extent, natural: bytes == nil ? .float : .byte, children: [fg, bg])
     }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String {
         "\(kernel.name) (per pixel, \(bytes == nil ? "float" : bytes!.form.rows == nil ? "8-bit by table" : "8-bit vectors"))"
     }

@@ -8,6 +8,8 @@ final class _ClampExec: _Exec, @unchecked Sendable {
         super.init(extent: .infinite, natural: input.natural, children: [input])
     }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String { "clamp to extent \(input.extent) (edge pixels repeat)" }
 
     override var opaqueWithin: Bool { input.opaqueWithin }

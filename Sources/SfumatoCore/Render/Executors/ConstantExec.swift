@@ -16,6 +16,8 @@ final class _ConstantExec: _Exec, @unchecked Sendable {
         super.init(extent: extent, natural: .float, children: [])
     }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String { "constant colour \(summary)" }
 
     /// Straight into the destination: the colour stored once, as the float route would store

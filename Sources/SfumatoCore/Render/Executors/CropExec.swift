@@ -8,6 +8,8 @@ final class _CropExec: _Exec, @unchecked Sendable {
         super.init(extent: extent, natural: input.natural, children: [input])
     }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String { "crop to \(extent)" }
 
     override var opaqueWithin: Bool { input.opaqueWithin }

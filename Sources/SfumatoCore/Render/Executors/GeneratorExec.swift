@@ -13,6 +13,8 @@ final class _GeneratorExec: _Exec, @unchecked Sendable {
         super.init(extent: extent, natural: .float, children: [])
     }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String { "generate \(generator.name)" }
 
     override func produce(_ rect: Rect, _ kind: TileKind, _ w: _Worker) throws -> _PixelBuffer {

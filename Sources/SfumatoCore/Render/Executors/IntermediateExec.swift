@@ -13,6 +13,8 @@ final class _IntermediateExec: _Exec, @unchecked Sendable {
         super.init(extent: input.extent, natural: ws == .none ? .byte : .float, children: [input])
     }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String { "8-bit intermediate (premultiplied RGBA8, sRGB)" }
 
     override var opaqueWithin: Bool { input.opaqueWithin }

@@ -17,6 +17,8 @@ final class _MaskBlendExec: _Exec, @unchecked Sendable {
         super.init(extent: extent, natural: useBytes ? .byte : .float, children: [image, background, mask])
     }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String { "blend with mask (per pixel, \(useBytes ? "8-bit" : "float"))" }
 
     /// Opaque image and background covering the extent: m + (1 − m) of alpha is opaque.

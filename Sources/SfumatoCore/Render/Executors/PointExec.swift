@@ -72,6 +72,8 @@ class _PointExec: _Exec, @unchecked Sendable {
         lut = t
     }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String {
         var s = "fused point pass: \(program.summary)"
         if lut != nil {

@@ -21,6 +21,8 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
         super.init(extent: extent, natural: .float, children: [input])
     }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String {
         "\(reduction.name) over \(area) (one pass, \(levelRoute == nil ? "" : "8-bit levels, ")in \(bands(merging: true).count) band(s))"
     }
@@ -34,10 +36,11 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
         return reduction.fromLevels
     }
 
-    /// The area cut into bands of whole strips, one a thread, or one band when they cannot run at once.
+    /// The area cut into bands of whole strips, four a thread (taken as threads come free: a
+    /// thread that wakes late takes fewer), or one band when they cannot run at once.
     private func bands(merging: Bool) -> [Rect] {
         let strips = (area.height + Self.stripRows - 1) / Self.stripRows
-        let n = merging && !Self.holdsStream(input) ? min(threads, strips) : 1
+        let n = merging && !Self.holdsStream(input) && threads > 1 ? min(4 * threads, strips) : 1
         let per = (strips + n - 1) / n * Self.stripRows
         return stride(from: area.y, to: area.maxY, by: per).map { y in
             Rect(x: area.x, y: y, width: area.width, height: min(per, area.maxY - y))
@@ -46,13 +49,13 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
 
     private static func holdsStream(_ e: _Exec) -> Bool { e is _StreamExec || e.children.contains { holdsStream($0) } }
 
-    /// Each band on its own thread with its own worker (the first on the caller's); errors are
-    /// rethrown after all have finished.
+    /// The bands on up to `threads` threads, each band with a worker of its own (the first with
+    /// the caller's); errors are rethrown after all have finished.
     private func eachBand<T>(_ bands: [Rect], _ w: _Worker, _ body: (Rect, _Worker) throws -> T) throws -> [T] {
         if bands.count == 1 { return [try body(bands[0], w)] }
         let results = _Locked<[Int: Result<T, Error>]>([:])
         let ws = w.workingSpace
-        parallelFor(bands.count, threads: bands.count) { k in
+        parallelFor(bands.count, threads: threads) { k in
             let r = Result { try body(bands[k], k == 0 ? w : _Worker(workingSpace: ws)) }
             results.withLock { $0[k] = r }
         }

@@ -51,6 +51,8 @@ final class _StreamExec: _Exec, _RowReadable, @unchecked Sendable {
 
     override var sRGBBytes: Bool { (source.format == .rgba8 || source.format == .rgb8) && layout.opaque }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String { "read \(source.summary) sequentially, row by row" }
 
     /// Sets the number of rows kept and restarts decoding at the top.

@@ -11,6 +11,8 @@ final class _TranslateExec: _Exec, @unchecked Sendable {
         super.init(extent: extent, natural: input.natural, children: [input])
     }
 
+    override var isPixelForPixel: Bool { true }
+
     override var explanation: String { "translate by (\(dx), \(dy))" }
 
     override var opaqueWithin: Bool { input.opaqueWithin }
