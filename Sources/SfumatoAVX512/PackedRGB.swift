@@ -38,23 +38,30 @@
     }
 
     /// RGBA to packed RGB, alpha dropped: d[3i..<3i+3] = s[4i..<4i+3], for the first multiple of
-    /// 16 pixels of `count`. Returns how many pixels it converted.
+    /// 16 pixels of `count` (with `opaqueOnly`, up to the first 16 with any alpha below 255).
+    /// Returns how many pixels it converted.
     @inline(never)
-    public func _packRGBAVX512(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+    public func _packRGBAVX512(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, count: Int, opaqueOnly: Bool = false) -> Int {
+        let alpha = _mm512_set1_epi32(Int32(bitPattern: 0xFF00_0000)), ones = _mm512_set1_epi32(-1)
         let index = unsafeBitCast(_permutes.pack, to: __m512i.self)
         let mask: UInt64 = (1 << 48) - 1
-        @inline(__always) func packed(_ i: Int) -> __m512i {
-            _mm512_permutexvar_epi8(index, UnsafeRawPointer(s + 4 &* i).loadUnaligned(as: __m512i.self))
+        @inline(__always) func load(_ i: Int) -> __m512i { UnsafeRawPointer(s + 4 &* i).loadUnaligned(as: __m512i.self) }
+        @inline(__always) func translucent(_ v: __m512i) -> Bool {
+            opaqueOnly && _mm512_test_epi32_mask(_mm512_andnot_si512(v, ones), alpha) != 0
         }
         var i = 0
         // Whole 64-byte stores while 22 pixels remain (masked stores are slow on some
         // processors): the last 16 bytes of each land on the next step's pixels, written next.
         while i &+ 22 <= count {
-            UnsafeMutableRawPointer(d + 3 &* i).storeBytes(of: packed(i), as: __m512i.self)
+            let v = load(i)
+            if translucent(v) { return i }
+            UnsafeMutableRawPointer(d + 3 &* i).storeBytes(of: _mm512_permutexvar_epi8(index, v), as: __m512i.self)
             i &+= 16
         }
         while i &+ 16 <= count {
-            _mm512_mask_storeu_epi8(d + 3 &* i, mask, packed(i))
+            let v = load(i)
+            if translucent(v) { return i }
+            _mm512_mask_storeu_epi8(d + 3 &* i, mask, _mm512_permutexvar_epi8(index, v))
             i &+= 16
         }
         return i

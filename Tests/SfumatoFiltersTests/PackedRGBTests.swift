@@ -95,6 +95,36 @@ struct PackedRGBTests {
         }
     }
 
+    @Test("a translucent RGBA8 source into RGB8 through the 8-bit point routes: the premultiplied RGBA8 colour")
+    func translucentSource() throws {
+        let photo = Self.sources[0]
+        let noise = try Pixels.noise(151, 97, seed: 11, alpha: true)
+        // Opaque rows first, then every alpha: runs of opaque pixels and stops in both routes.
+        let source = try Pixels.make(151, 97) { x, y in
+            let p = photo.pixel(x: x, y: y)
+            return SIMD4(p.x, p.y, p.z, y < 40 ? 1 : noise.pixel(x: x, y: y).w)
+        }
+        let filters: [any Filter] = [
+            GammaAdjust(power: 1.5), SepiaTone(intensity: 1), MaximumComponent(), ColorInvert(),
+            ColorMatrix(r: [7.99, -7.99, 0.5, 0], g: [-3.2, 7.5, -3.3, 0], b: [0.001, -0.002, 1, 0], bias: [-0.5, 7.9, -7.9, 0])
+        ]
+        let context = RenderContext(workingSpace: .none)
+        for filter in filters {
+            let image = filter.apply(to: Image(bitmap: source))
+            let premultiplied = try context.render(image, alpha: .premultiplied)
+            let packed = try context.render(image, format: .rgb8)
+            var misses = 0
+            for y in 0..<source.height {
+                let p = packed.row(y).assumingMemoryBound(to: UInt8.self)
+                for x in 0..<source.width {
+                    let q = premultiplied.bytes(x: x, y: y)
+                    for c in 0..<3 where abs(Int(p[3 * x + c]) - Int(q[c])) > 1 { misses += 1 }
+                }
+            }
+            #expect(misses == 0, "\(filter): \(misses) channels off the premultiplied colour")
+        }
+    }
+
     @Test("colour matrices on 8-bit pixels: each level within one of the exact product, RGB8 as RGBA8")
     func matrixLevels() throws {
         // Every level of each channel against the others, and photo pixels.

@@ -52,6 +52,29 @@ extension _Convert {
         }
     }
 
+    /// Straight RGBA bytes to packed RGB: opaque pixels as they are, translucent ones
+    /// premultiplied first (colour over black). `dst` must not overlap `src`.
+    static func packStraightRGB(_ src: UnsafePointer<UInt8>, _ count: Int, _ dst: UnsafeMutablePointer<UInt8>) {
+        var i = 0
+        while i < count {
+            #if arch(x86_64)
+                if CPUFeatures.wideVectors { i += _packRGBAVX512(src + 4 * i, dst + 3 * i, count: count - i, opaqueOnly: true) }
+            #endif
+            // One pixel at a time to the end (baseline) or through the step that stopped the twin.
+            let end = CPUFeatures.wideVectors ? min(count, i + 16) : count
+            while i < end {
+                let p = src + 4 * i, q = dst + 3 * i
+                let a = UInt32(p[3])
+                if a == 255 {
+                    q[0] = p[0]; q[1] = p[1]; q[2] = p[2]
+                } else {
+                    q[0] = _mul255(UInt32(p[0]), a); q[1] = _mul255(UInt32(p[1]), a); q[2] = _mul255(UInt32(p[2]), a)
+                }
+                i += 1
+            }
+        }
+    }
+
     /// Packed RGB (sRGB-encoded) to working floats.
     static func loadRGB8(
         _ src: UnsafePointer<UInt8>, _ count: Int, linear: Bool, _ dst: UnsafeMutablePointer<SIMD4<Float>>

@@ -75,8 +75,8 @@ final class _LevelScan {
         sums &+= packedLanes.fold() &+ other.packedLanes.fold()
         pixels += other.pixels
         sums &+= other.sums
-        lowest = pointwiseMin(lowest, other.lowest)
-        highest = pointwiseMax(highest, other.highest)
+        lowest = _minBytes(lowest, other.lowest)
+        highest = _maxBytes(highest, other.highest)
         for i in counts.indices { counts[i] += other.counts[i] }
     }
 
@@ -144,8 +144,8 @@ final class _LevelScan {
         var lo = lowest, hi = highest
         while i + 16 <= bytes {
             let v = UnsafeRawPointer(row + i).loadUnaligned(as: SIMD16<UInt8>.self)
-            lo = pointwiseMin(lo, v)
-            hi = pointwiseMax(hi, v)
+            lo = _minBytes(lo, v)
+            hi = _maxBytes(hi, v)
             i += 16
         }
         while i < bytes {

@@ -246,7 +246,8 @@ class _PointExec: _Exec, @unchecked Sendable {
         if (d.format == .rgba8 || toGray || packedOut) && readable.hasStraightBytes
             && (lut != nil || bytePixelFunction != nil || matrixTail != nil)
         {
-            let premultiplied = toGray || packedOut || d.alpha == .premultiplied
+            // Packed output of straight pixels is premultiplied as it is packed.
+            let premultiplied = toGray || d.alpha == .premultiplied
             let levels = w.linear ? SRGB.decodedByte : _PointExec.plainLevels
             let block = packedIn || packedOut ? _Convert.packedBlock : rect.width
             let temp: UnsafeMutablePointer<UInt8>? = toGray || packedOut ? .allocate(capacity: 4 * block) : nil
@@ -277,7 +278,8 @@ class _PointExec: _Exec, @unchecked Sendable {
                         mapMatrixTail(source, out, n, linear: w.linear, premultipliedOutput: premultiplied)
                     }
                     if packedOut {
-                        _Convert.packRGB(out, n, row + x * outBytes)
+                        let packed = row + x * outBytes
+                        if premultiplied { _Convert.packRGB(out, n, packed) } else { _Convert.packStraightRGB(out, n, packed) }
                     } else if let temp {
                         _Convert.bytesToGray(temp, n, row + x)
                     }
@@ -339,7 +341,15 @@ extension _PointExec {
 
 /// Straight 8-bit pixels to premultiplied, in place.
 func _premultiplyBytes(_ p: UnsafeMutablePointer<UInt8>, _ count: Int) {
-    for i in 0..<count {
+    // Opaque quads need nothing: four alphas checked at once.
+    let raw = UnsafeRawPointer(p)
+    var start = 0
+    while start + 4 <= count {
+        let q = raw.loadUnaligned(fromByteOffset: 4 * start, as: SIMD4<UInt32>.self)
+        if q.x & q.y & q.z & q.w < 0xFF00_0000 { break }
+        start += 4
+    }
+    for i in start..<count {
         let q = p + 4 * i
         let a = q[3]
         if a == 255 { continue }
