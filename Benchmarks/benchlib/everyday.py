@@ -96,18 +96,20 @@ def everyday_rows(t) -> None:
             pillow=pil_ok and pilf or None)
 
     # ---- reductions
-    row("Area average", "the mean of every channel over the whole image", "CIAreaAverage",
-        F("none", "rgba8", "CIAreaAverage"),
+    # Reductions read the photo as packed RGB8 (3 bytes a pixel, as the peers' arrays): they only
+    # read, so the bytes a pixel are what they cost.
+    row("Area average", "the mean of every channel over the whole image; Sfumato reads RGB8", "CIAreaAverage",
+        F("none", "rgb8", "CIAreaAverage"),
         opencv=cv_ok and (lambda: cv2.mean(bgr)) or None,
         libvips=vips_ok and (lambda: [vimg.extract_band(b).avg() for b in range(3)]) or None,
         pillow=pil_ok and (lambda: ImageStat.Stat(pim).mean) or None)
-    row("Area min/max", "the minimum and maximum of every channel over the whole image", "CIAreaMinMax",
-        F("none", "rgba8", "CIAreaMinMax"),
+    row("Area min/max", "the minimum and maximum of every channel over the whole image; Sfumato reads RGB8", "CIAreaMinMax",
+        F("none", "rgb8", "CIAreaMinMax"),
         opencv=cv_ok and (lambda: [cv2.minMaxLoc(ch) for ch in cv2.split(bgr)]) or None,
         libvips=vips_ok and (lambda: vimg.stats().copy_memory()) or None,
         pillow=pil_ok and (lambda: pim.getextrema()) or None)
-    row("Area histogram, 256 bins", "per channel, 256 bins over the whole image", "CIAreaHistogram",
-        F("none", "rgba8", "CIAreaHistogram:inputCount=256"),
+    row("Area histogram, 256 bins", "per channel, 256 bins over the whole image; Sfumato reads RGB8", "CIAreaHistogram",
+        F("none", "rgb8", "CIAreaHistogram:inputCount=256"),
         opencv=cv_ok and (lambda: [cv2.calcHist([bgr], [k], None, [256], [0, 256]) for k in range(3)]) or None,
         libvips=vips_ok and (lambda: vimg.hist_find().copy_memory()) or None,
         pillow=pil_ok and (lambda: pim.histogram()) or None)

@@ -252,9 +252,10 @@ def everyday_more_rows(t) -> None:
 
     # ---- geometry
     x0, y0, cw, ch = w // 4, h // 4, w // 2, h // 2
-    row(f"Crop to the centre {cw}×{ch}", "8-bit; the pixels of the rectangle, copied; OpenCV a numpy slice + copy "
-        "(OpenCV images are numpy arrays), vips crop, Pillow crop", "CICrop",
-        spec("CICrop", inputRectangle=[x0, y0, cw, ch]),
+    row(f"Crop to the centre {cw}×{ch}", "8-bit; the pixels of the rectangle, copied; Sfumato RGB8 to RGB8 (a copy "
+        "moves the bytes a pixel, so each tool its 3); OpenCV a numpy slice + copy (OpenCV images are numpy arrays), "
+        "vips crop, Pillow crop", "CICrop",
+        F("none", "rgb8", f"CICrop:inputRectangle=[{x0};{y0};{cw};{ch}]"),
         opencv=cv_ok and (lambda: bgr[y0:y0 + ch, x0:x0 + cw].copy()) or None,
         libvips=vips_ok and (lambda: vimg.crop(x0, y0, cw, ch).copy_memory()) or None,
         pillow=pil_ok and (lambda: pim.crop((x0, y0, x0 + cw, y0 + ch))) or None)
@@ -353,8 +354,8 @@ def everyday_more_rows(t) -> None:
 
     # ---- reductions
     for name, filt, cvk, vop in [("Area maximum", "CIAreaMaximum", 1, "max"), ("Area minimum", "CIAreaMinimum", 0, "min")]:
-        row(name, f"the {vop}imum of every channel over the whole image (one pixel out); cv2.minMaxLoc per "
-            f"channel, vips {vop} per band, Pillow getextrema (both)", filt, spec(filt),
+        row(name, f"the {vop}imum of every channel over the whole image (one pixel out); Sfumato reads RGB8; "
+            f"cv2.minMaxLoc per channel, vips {vop} per band, Pillow getextrema (both)", filt, F("none", "rgb8", filt),
             opencv=cv_ok and (lambda i=cvk: [cv2.minMaxLoc(c)[i] for c in cv2.split(bgr)]) or None,
             libvips=vips_ok and (lambda o=vop: [getattr(vimg.extract_band(b), o)() for b in range(3)]) or None,
             pillow=pil_ok and (lambda: pim.getextrema()) or None)

@@ -9,4 +9,14 @@ static inline __attribute__((always_inline, target("avx512f"))) __m512i
 sfumato_gather_epi64(__m512i offsets, const void *base) {
     return _mm512_i64gather_epi64(offsets, base, 1);
 }
+
+/// A hint to bring the cache line at `p` into every level of the cache (`prefetcht0`).
+static inline __attribute__((always_inline)) void sfumato_prefetch(const void *p) {
+    _mm_prefetch((const char *)p, _MM_HINT_T0);
+}
+
+/// Orders the streaming stores before it ahead of later stores (`sfence`).
+static inline __attribute__((always_inline)) void sfumato_store_fence(void) {
+    _mm_sfence();
+}
 #endif

@@ -76,6 +76,21 @@ struct RenderTests {
         #expect(whole == tiled)
     }
 
+    @Test("large plain copies (stored past the cache) give the source's bytes, whole and cropped at odd offsets", arguments: [PixelFormat.rgba8, .rgb8])
+    func largeCopies(format: PixelFormat) throws {
+        // 2051x1403 is 11.5 MB of RGBA8 and 8.6 MB packed; the crop copies rows with unaligned ends.
+        let noise = try Pixels.noise(2051, 1403, seed: 21)
+        let source = format == .rgb8 ? try noise.packedToRGB8() : noise
+        let none = context(ws: .none)
+        #expect(try none.render(Image(bitmap: source), format: format) == source)
+        let rect = Rect(x: 3, y: 7, width: 2041, height: 1393)
+        let crop = try none.render(Image(bitmap: source), rect: rect, format: format)
+        var same = true
+        let bpp = format.bytesPerPixel
+        for y in 0..<rect.height where memcmp(crop.row(y), source.row(y + rect.y) + bpp * rect.x, bpp * rect.width) != 0 { same = false }
+        #expect(same)
+    }
+
     @Test("a sub-rectangle rendered alone equals that part of a full render")
     func subRectangle() throws {
         let recipe = busyRecipe(photo)

@@ -1,4 +1,7 @@
 import Foundation
+#if arch(x86_64)
+    import SfumatoAVX512
+#endif
 
 /// A bitmap's pixels.
 final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
@@ -69,6 +72,9 @@ final class _BitmapExec: _Exec, _RowReadable, @unchecked Sendable {
     }
 }
 
+/// Destinations of at least this many bytes are written with streaming stores by plain copies.
+let _streamingThreshold = 8 << 20
+
 /// Copies stored 8-bit rows straight into an 8-bit destination when nothing needs converting
 /// (no filter between source and output), or only packing: opaque RGBA8 and packed RGB turn into
 /// each other. Returns false when another conversion is needed.
@@ -94,8 +100,17 @@ func _storeStoredRows(
     }
     let bpp = d.format.bytesPerPixel
     let offset = (rect.x - source.extent.x) * bpp
+    // A large copy stores past the cache (see _streamingCopyAVX512): its rows would not stay.
+    let streaming = CPUFeatures.wideVectors && d.rect.area * bpp >= _streamingThreshold
     try source.withStoredRows(rect, w) { y, p in
-        memcpy(d.row(y) + (rect.x - d.rect.x) * bpp, p + offset, rect.width * bpp)
+        let out = d.row(y) + (rect.x - d.rect.x) * bpp
+        #if arch(x86_64)
+            if streaming { return _streamingCopyAVX512(p + offset, out, count: rect.width * bpp) }
+        #endif
+        memcpy(out, p + offset, rect.width * bpp)
     }
+    #if arch(x86_64)
+        if streaming { _storeFence() }
+    #endif
     return true
 }
