@@ -229,7 +229,7 @@ def markdown(meta: dict, rows: list[dict], e2e: list[dict]) -> str:
         coverage = None
     out += ["## Notes", ""] + ([coverage] if coverage else []) + [
             "- **Like for like.** Sfumato renders RGBA (4 channels) where the peers get RGB (3): it moves a third "
-            "more bytes. The crop and the area reductions, which only move or read bytes, give Sfumato the photo "
+            "more bytes. The crop and the area averages and extremes, which only move or read bytes, give Sfumato the photo "
             "as packed RGB8 (3 bytes a pixel, what `DecodeOptions.packRGB` decodes to), as the peers hold it. "
             "Rows marked “grey” follow the issue's OpenCV targets, which were quoted for grey images: "
             "there Sfumato renders a Gray8 bitmap to Gray8, a byte a pixel, as the peers do.",
