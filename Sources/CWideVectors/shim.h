@@ -10,6 +10,12 @@ sfumato_gather_epi64(__m512i offsets, const void *base) {
     return _mm512_i64gather_epi64(offsets, base, 1);
 }
 
+/// Lanes where `a < b` (ordered: false where either is NaN), as a mask (`vcmpps`).
+static inline __attribute__((always_inline, target("avx512f"))) __mmask16
+sfumato_less_ps(__m512 a, __m512 b) {
+    return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ);
+}
+
 /// A hint to bring the cache line at `p` into every level of the cache (`prefetcht0`).
 static inline __attribute__((always_inline)) void sfumato_prefetch(const void *p) {
     _mm_prefetch((const char *)p, _MM_HINT_T0);

@@ -158,6 +158,37 @@ struct WideRecursiveGaussianTests {
     }
 }
 
+/// The power curve (CIGammaAdjust in float) four pixels a step gives the baseline's floats.
+@Suite("AVX-512 power curve against the baseline", .serialized)
+struct WidePowerTests {
+    @Test("identical floats: photos, the PencilController chain, and negative, tiny, huge, infinite and NaN values")
+    func identicalFloats() throws {
+        // 37 pixels a row: steps of four pixels end inside a row.
+        var specials: [Float] = [0, -0, 1e-40, -1e-40, 1e-38, 0.5, -0.5, 1, 2, -3, 1e30, -1e30, .infinity, -.infinity, .nan, 1.414_213_5, 1.414_213_6]
+        var seed: UInt32 = 5
+        while specials.count < 4 * 37 * 3 {
+            seed = seed &* 1_664_525 &+ 1_013_904_223
+            specials.append((Float(seed >> 8) / Float(1 << 24) - 0.25) * 4)
+        }
+        let odd = try Bitmap(width: 37, height: 3, format: .rgbaFloat32, encoding: .linear, alpha: .premultiplied)
+        for (k, v) in specials.enumerated() { odd.row(k / 148).assumingMemoryBound(to: Float.self)[k % 148] = v }
+        let context = RenderContext(workingSpace: .linear)
+        let photos = try GalleryImages.photos.prefix(2).map {
+            try context.render(Image(bitmap: $0.1), format: .rgbaFloat32, alpha: .premultiplied)
+        }
+        let chains: [[any Filter]] = [[GammaAdjust(power: 1.5)], [GammaAdjust(power: 0.4)], GrayFilterTests.pencilChain]
+        for bitmap in photos + [odd] {
+            for chain in chains {
+                var recipe = Image(bitmap: bitmap)
+                for f in chain { recipe = f.apply(to: recipe) }
+                let wide = try context.render(recipe, format: .rgbaFloat32, alpha: .premultiplied)
+                let baseline = try CPUFeatures.withBaselineVectors { try context.render(recipe, format: .rgbaFloat32, alpha: .premultiplied) }
+                #expect(wide.byteCount == baseline.byteCount && memcmp(wide.baseAddress, baseline.baseAddress, wide.byteCount) == 0, "\(chain)")
+            }
+        }
+    }
+}
+
 /// Kernels that promise to keep opaque input opaque (`NeighborhoodKernel.keepsOpaque`) let the
 /// renderer skip making their 8-bit results straight. A broken promise would leave premultiplied
 /// colour in a straight destination; this renders both ways and compares.
