@@ -34,9 +34,9 @@ def everyday_rows(t) -> None:
         vimg2 = pyvips.Image.new_from_memory(buf, w, h, 3, "uchar")
     t.bgr2, t.vimg2, t.pim2 = bgr2, vimg2, pim2  # everyday_more's two-image rows use the same backdrop
 
-    def row(op, computes, filt, sfumato, excluded=(), **peers):
+    def row(op, computes, filt, sfumato, excluded=(), notes=(), **peers):
         rows.append(Row(G_EVERYDAY, op, img, computes, details=DETAILS, filters=(filt,), excluded=set(excluded),
-                        tools=have(sfumato=sfumato, **peers)))
+                        notes=list(notes), tools=have(sfumato=sfumato, **peers)))
 
     # ---- geometry
     s = 0.25
@@ -101,6 +101,13 @@ def everyday_rows(t) -> None:
     # increments, and reads RGBA8 faster.)
     row("Area average", "the mean of every channel over the whole image; Sfumato reads RGB8", "CIAreaAverage",
         F("none", "rgb8", "CIAreaAverage"),
+        notes=["Area average is one read of the image (72 MB as RGB8), so its time is where the image is and "
+               "whether the threads were idle, which depends on what ran just before. Measured apart (medians of 9, "
+               "2026-12-05): Sfumato in process 1.2–1.5 ms after its own renders; after 60 ms idle and another "
+               "image's render, 1.9–2.4 ms with two threads and 2.1–2.3 ms with one (the second thread adds "
+               "little after idle); cv2.mean on the RGB array after a 400 MB write 1.59 ms with its two threads "
+               "(OpenCV's pool spins between calls) and 2.18 ms with one. From run to run of this row the ratio "
+               "moves between 1.0 and 1.4."],
         opencv=cv_ok and (lambda: cv2.mean(bgr)) or None,
         libvips=vips_ok and (lambda: [vimg.extract_band(b).avg() for b in range(3)]) or None,
         pillow=pil_ok and (lambda: ImageStat.Stat(pim).mean) or None)
