@@ -33,6 +33,34 @@
         return (spread, gather)
     }()
 
+    /// The weights of one matrix in lanes, and its levels for 16 pixels (one a 32-bit lane,
+    /// R G B and 255 in its bytes): shared by the RGBA and packed-RGB kernels.
+    private struct _MatrixLanes {
+        let h0: __m512i, l0: __m512i, h1: __m512i, l1: __m512i, h2: __m512i, l2: __m512i
+        let start: __m512i
+        let shift: UInt32
+
+        @inline(__always) init(_ w: UnsafePointer<Int16>, shift: Int) {
+            (h0, l0) = _split(w, 0)
+            (h1, l1) = _split(w, 1)
+            (h2, l2) = _split(w, 2)
+            start = _mm512_set1_epi32(Int32(1 << (shift - 8)))
+            self.shift = UInt32(shift)
+        }
+
+        @inline(__always) func level(_ p: __m512i, _ h: __m512i, _ l: __m512i) -> __m512i {
+            let high = _mm512_slli_epi32(_mm512_dpbusd_epi32(start, p, h), 7)
+            return _mm512_srai_epi32(_mm512_dpbusd_epi32(high, p, l), shift)
+        }
+
+        /// The three channels' levels, clamped to bytes by signed saturation to 16 bits and then
+        /// unsigned to 8: per 128-bit lane r0..r3 g0..g3 b0..b3 b0..b3 of its four pixels.
+        @inline(__always) func bytes(_ p: __m512i) -> __m512i {
+            let x = level(p, h0, l0), y = level(p, h1, l1), z = level(p, h2, l2)
+            return _mm512_packus_epi16(_mm512_packs_epi32(x, y), _mm512_packs_epi32(z, z))
+        }
+    }
+
     /// Maps opaque pixels from `s` to `d`, 16 at a time: channel c becomes
     /// clamp(floor((Σ_k w[4c+k]·p_k + 2^(shift−1)) / 2^shift), 0, 255), p = (r, g, b, 255).
     /// `w` holds 12 weights in −16384...16383; `shift` is 8...14. Stops before the first group of
@@ -42,25 +70,15 @@
         _ s: UnsafeRawPointer, _ d: UnsafeMutableRawPointer, count: Int, weights w: UnsafePointer<Int16>, shift: Int
     ) -> Int {
         guard (8...14).contains(shift) else { return 0 }
-        let (h0, l0) = _split(w, 0), (h1, l1) = _split(w, 1), (h2, l2) = _split(w, 2)
-        let start = _mm512_set1_epi32(Int32(1 << (shift - 8)))
-        let f = UInt32(shift)
+        let lanes = _MatrixLanes(w, shift: shift)
         let alpha = _mm512_set1_epi32(Int32(bitPattern: 0xFF00_0000)), ones = _mm512_set1_epi32(-1)
-        // Each 128-bit lane of the packed bytes holds r0..r3 g0..g3 b0..b3 b0..b3 of its four
-        // pixels; this puts them in pixel order (index -1, with its top bit set, gives a 0 for alpha).
+        // The levels' bytes in pixel order (index -1, with its top bit set, gives a 0 for alpha).
         let order = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 4, 8, -1, 1, 5, 9, -1, 2, 6, 10, -1, 3, 7, 11, -1))
-        @inline(__always) func level(_ p: __m512i, _ h: __m512i, _ l: __m512i) -> __m512i {
-            let high = _mm512_slli_epi32(_mm512_dpbusd_epi32(start, p, h), 7)
-            return _mm512_srai_epi32(_mm512_dpbusd_epi32(high, p, l), f)
-        }
         var i = 0
         while i &+ 16 <= count {
             let p = s.loadUnaligned(fromByteOffset: 4 &* i, as: __m512i.self)
             if _mm512_test_epi32_mask(_mm512_andnot_si512(p, ones), alpha) != 0 { break }
-            let x = level(p, h0, l0), y = level(p, h1, l1), z = level(p, h2, l2)
-            // Signed saturation to 16 bits, then unsigned to bytes: the clamp to 0...255.
-            let bytes = _mm512_packus_epi16(_mm512_packs_epi32(x, y), _mm512_packs_epi32(z, z))
-            d.storeBytes(of: _mm512_or_si512(_mm512_shuffle_epi8(bytes, order), alpha), toByteOffset: 4 &* i, as: __m512i.self)
+            d.storeBytes(of: _mm512_or_si512(_mm512_shuffle_epi8(lanes.bytes(p), order), alpha), toByteOffset: 4 &* i, as: __m512i.self)
             i &+= 16
         }
         return i
@@ -76,21 +94,13 @@
         _ s: UnsafeRawPointer, _ d: UnsafeMutableRawPointer, count: Int, weights w: UnsafePointer<Int16>, shift: Int
     ) -> Int {
         guard (8...14).contains(shift) else { return 0 }
-        let (h0, l0) = _split(w, 0), (h1, l1) = _split(w, 1), (h2, l2) = _split(w, 2)
-        let start = _mm512_set1_epi32(Int32(1 << (shift - 8)))
-        let f = UInt32(shift)
+        let lanes = _MatrixLanes(w, shift: shift)
         let alpha = _mm512_set1_epi32(Int32(bitPattern: 0xFF00_0000))
         let spread = unsafeBitCast(_rgbPermutes.spread, to: __m512i.self)
         let gather = unsafeBitCast(_rgbPermutes.gather, to: __m512i.self)
         let mask: UInt64 = (1 << 48) - 1
-        @inline(__always) func level(_ p: __m512i, _ h: __m512i, _ l: __m512i) -> __m512i {
-            let high = _mm512_slli_epi32(_mm512_dpbusd_epi32(start, p, h), 7)
-            return _mm512_srai_epi32(_mm512_dpbusd_epi32(high, p, l), f)
-        }
         @inline(__always) func levels(_ packed: __m512i) -> __m512i {
-            let p = _mm512_or_si512(_mm512_permutexvar_epi8(spread, packed), alpha)
-            let x = level(p, h0, l0), y = level(p, h1, l1), z = level(p, h2, l2)
-            return _mm512_permutexvar_epi8(gather, _mm512_packus_epi16(_mm512_packs_epi32(x, y), _mm512_packs_epi32(z, z)))
+            _mm512_permutexvar_epi8(gather, lanes.bytes(_mm512_or_si512(_mm512_permutexvar_epi8(spread, packed), alpha)))
         }
         var i = 0
         // Whole 64-byte loads and stores while 22 pixels remain (masked ones are slow on some

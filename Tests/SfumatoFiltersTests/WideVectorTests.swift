@@ -164,7 +164,10 @@ struct WidePowerTests {
     @Test("identical floats: photos, the PencilController chain, and negative, tiny, huge, infinite and NaN values")
     func identicalFloats() throws {
         // 37 pixels a row: steps of four pixels end inside a row.
-        var specials: [Float] = [0, -0, 1e-40, -1e-40, 1e-38, 0.5, -0.5, 1, 2, -3, 1e30, -1e30, .infinity, -.infinity, .nan, 1.414_213_5, 1.414_213_6]
+        var specials: [Float] = [
+            0, -0, .leastNormalMagnitude / 64, -.leastNormalMagnitude / 64, 1e-38, 0.5, -0.5, 1, 2, -3, 1e30, -1e30, .infinity, -.infinity, .nan, 1.414_213_5,
+            1.414_213_6
+        ]
         var seed: UInt32 = 5
         while specials.count < 4 * 37 * 3 {
             seed = seed &* 1_664_525 &+ 1_013_904_223
