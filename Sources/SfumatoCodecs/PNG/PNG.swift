@@ -191,7 +191,7 @@ final class _PNGDecoder: RowReader {
             // Interlaced images deliver rows out of order through decode_row: use the row info.
             if status == SPNG_EOI.rawValue { status = 0 }
             if status != 0 { throw _PNGDecoder.error(status, name) }
-            if nativeRGB { scratch.withUnsafeBytes { _widenRGB($0.baseAddress!, p, count: info.width) } }
+            if nativeRGB { scratch.withUnsafeBytes { _expandPackedRGB($0.baseAddress!, p, count: info.width) } }
             transform?.apply(p, p, count: info.width)
         }
         row += n
@@ -410,30 +410,5 @@ final class _PNGWriter: ImageFileWriter {
         defer { free(p) }
         finished = true
         return Array(UnsafeRawBufferPointer(start: p, count: length))
-    }
-}
-
-/// `count` RGB8 pixels at `source` to opaque RGBA8 at `destination`, four at a time through
-/// 32-bit words (three words in, four out). `source` may be read up to 4 bytes past its pixels.
-func _widenRGB(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, count: Int) {
-    let opaque: UInt32 = 0xFF00_0000
-    var x = 0
-    while x + 4 <= count {
-        let s = source + 3 * x, d = destination + 4 * x
-        let w0 = s.loadUnaligned(as: UInt32.self), w1 = s.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
-        let w2 = s.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
-        d.storeBytes(of: (w0 & 0x00FF_FFFF) | opaque, as: UInt32.self)
-        d.storeBytes(of: (w0 >> 24) | (w1 << 8) | opaque, toByteOffset: 4, as: UInt32.self)
-        d.storeBytes(of: (w1 >> 16) | (w2 << 16) | opaque, toByteOffset: 8, as: UInt32.self)
-        d.storeBytes(of: (w2 >> 8) | opaque, toByteOffset: 12, as: UInt32.self)
-        x += 4
-    }
-    while x < count {
-        let s = (source + 3 * x).assumingMemoryBound(to: UInt8.self), d = (destination + 4 * x).assumingMemoryBound(to: UInt8.self)
-        d[0] = s[0]
-        d[1] = s[1]
-        d[2] = s[2]
-        d[3] = 255
-        x += 1
     }
 }

@@ -13,22 +13,27 @@ extension _Convert {
 
     /// Packed RGB to opaque RGBA bytes. `dst` must not overlap `src`.
     static func expandRGB(_ src: UnsafePointer<UInt8>, _ count: Int, _ dst: UnsafeMutablePointer<UInt8>) {
-        var i = 0
+        var x = 0
         #if arch(x86_64)
-            if CPUFeatures.wideVectors { i = _expandRGBAVX512(src, dst, count: count) }
+            if CPUFeatures.wideVectors { x = _expandRGBAVX512(src, dst, count: count) }
         #endif
-        let s = UnsafeRawPointer(src), d = UnsafeMutableRawPointer(dst)
-        // Four bytes from each pixel's red on (the fourth is the next pixel's red, replaced by the
-        // alpha): every pixel but the last has a next pixel to read.
-        while i + 1 < count {
-            let v = s.loadUnaligned(fromByteOffset: 3 * i, as: UInt32.self)
-            d.storeBytes(of: v | 0xFF00_0000, toByteOffset: 4 * i, as: UInt32.self)
-            i += 1
+        // Four pixels from three 32-bit loads (their 12 bytes exactly), spread over four stores.
+        let opaque: UInt32 = 0xFF00_0000
+        let source = UnsafeRawPointer(src), destination = UnsafeMutableRawPointer(dst)
+        while x + 4 <= count {
+            let s = source + 3 * x, d = destination + 4 * x
+            let w0 = s.loadUnaligned(as: UInt32.self), w1 = s.loadUnaligned(fromByteOffset: 4, as: UInt32.self)
+            let w2 = s.loadUnaligned(fromByteOffset: 8, as: UInt32.self)
+            d.storeBytes(of: (w0 & 0x00FF_FFFF) | opaque, as: UInt32.self)
+            d.storeBytes(of: (w0 >> 24) | (w1 << 8) | opaque, toByteOffset: 4, as: UInt32.self)
+            d.storeBytes(of: (w1 >> 16) | (w2 << 16) | opaque, toByteOffset: 8, as: UInt32.self)
+            d.storeBytes(of: (w2 >> 8) | opaque, toByteOffset: 12, as: UInt32.self)
+            x += 4
         }
-        if i < count {
-            let p = src + 3 * i
-            let v = UInt32(p[0]) | UInt32(p[1]) << 8 | UInt32(p[2]) << 16 | 0xFF00_0000
-            d.storeBytes(of: v, toByteOffset: 4 * i, as: UInt32.self)
+        while x < count {
+            let s = src + 3 * x, d = dst + 4 * x
+            d[0] = s[0]; d[1] = s[1]; d[2] = s[2]; d[3] = 255
+            x += 1
         }
     }
 
@@ -117,4 +122,10 @@ extension _Convert {
             }
         }
     }
+}
+
+/// Packed RGB rows to opaque RGBA8 (`count` pixels; `destination` must not overlap `source`):
+/// for decoders that read RGB rows and store RGBA8 bitmaps, with the renderer's own kernels.
+public func _expandPackedRGB(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer, count: Int) {
+    _Convert.expandRGB(source.assumingMemoryBound(to: UInt8.self), count, destination.assumingMemoryBound(to: UInt8.self))
 }
