@@ -27,7 +27,10 @@ struct HostilePixelsTests {
             let rect = extent.isEmpty ? Self.source.bounds : extent
             for ws in [WorkingSpace.none, .linear] {
                 let context = RenderContext(options: .init(workingSpace: ws, tileWidth: 16, tileHeight: 8))
-                for (format, alpha) in [(PixelFormat.rgba8, AlphaMode.straight), (.rgba8, .premultiplied), (.gray8, .straight), (.rgbaFloat32, .straight)] {
+                for (format, alpha) in [
+                    (PixelFormat.rgba8, AlphaMode.straight), (.rgba8, .premultiplied), (.gray8, .straight), (.rgbaFloat32, .straight),
+                    (.rgb8, .straight)
+                ] {
                     let wide = try? context.render(result, rect: rect, format: format, alpha: alpha)
                     let baseline = try? CPUFeatures.withBaselineVectors { try context.render(result, rect: rect, format: format, alpha: alpha) }
                     #expect((wide == nil) == (baseline == nil), "\(name) into \(format) in \(ws): one route failed, the other did not")
@@ -46,6 +49,9 @@ struct HostilePixelsTests {
 struct HostileArgumentsTests {
     static let values: [Double] = [.nan, .infinity, -.infinity, 1e300, -1e300]
     static let photo = Image(bitmap: try! Pixels.noise(37, 23, seed: 5, alpha: true))
+    /// An opaque packed RGB8 source, rendered into RGB8: the packed routes (integer matrix, packed
+    /// blends and level scans, expansion and packing).
+    static let packed = Image(bitmap: try! Pixels.noise(37, 23, seed: 6).packedToRGB8())
 
     @Test("no trap and no hang, wide and baseline", arguments: FilterRegistry.all.map { $0.descriptor.name })
     func noTrap(_ name: String) throws {
@@ -85,6 +91,11 @@ struct HostileArgumentsTests {
                     let wide = try? context.render(result, rect: rect, format: .rgba8)
                     let baseline = try? CPUFeatures.withBaselineVectors { try context.render(result, rect: rect, format: .rgba8) }
                     #expect((wide == nil) == (baseline == nil), "\(name) \(what) in \(ws): one route failed, the other did not")
+                    let packedResult = filter.apply(to: Self.packed)
+                    let packedWide = try? context.render(packedResult, rect: rect, format: .rgb8)
+                    let packedBaseline = try? CPUFeatures.withBaselineVectors { try context.render(packedResult, rect: rect, format: .rgb8) }
+                    #expect((packedWide == nil) == (packedBaseline == nil), "\(name) \(what) in \(ws), RGB8: one route failed, the other did not")
+                    if let packedWide, let packedBaseline { #expect(packedWide == packedBaseline, "\(name) \(what) in \(ws), RGB8: routes differ") }
                 }
             }
         }

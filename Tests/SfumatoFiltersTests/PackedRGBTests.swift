@@ -182,4 +182,17 @@ struct PackedRGBTests {
             }
         }
     }
+
+    @Test("sizes: an RGB8 bitmap past the pixel limit is refused before allocating; empty and one-pixel renders work")
+    func sizes() throws {
+        #expect(throws: SfumatoError.self) { try Bitmap(width: 1 << 20, height: 1 << 20, format: .rgb8) }
+        #expect(throws: SfumatoError.self) { try Bitmap(width: 0, height: 5, format: .rgb8) }
+        let dot = try Pixels.noise(1, 1, seed: 2).packedToRGB8()
+        let context = RenderContext(workingSpace: .none)
+        for filter in [SepiaTone(intensity: 1), AreaAverage(), GaussianBlur(radius: 2, edges: .clamp)] as [any Filter] {
+            let image = filter.apply(to: Image(bitmap: dot))
+            #expect(try context.render(image, rect: Rect(width: 1, height: 1), format: .rgb8).width == 1)
+        }
+        #expect(throws: SfumatoError.self) { try context.render(Image(bitmap: dot), rect: Rect(width: 0, height: 0), format: .rgb8) }
+    }
 }
