@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        // Which cores a thread runs on (glibc's affinity calls).
+        .systemLibrary(name: "CThreads"),
         // AVX-512 intrinsics that are C macros (gathers), as inline functions Swift can call.
         .systemLibrary(name: "CWideVectors"),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
@@ -45,7 +47,7 @@ let package = Package(
         .target(name: "SfumatoAVX512", dependencies: ["CWideVectors"], swiftSettings: wideVectorFlags),
         // Device/CUDA/Kernels holds the CUDA C sources of the GPU kernels; scripts/cuda-kernels
         // compiles them to the PTX text that _GalleryPTX.swift carries.
-        .target(name: "SfumatoCore", dependencies: ["SfumatoAVX512"], exclude: ["Device/CUDA/Kernels"]),
+        .target(name: "SfumatoCore", dependencies: ["SfumatoAVX512", "CThreads"], exclude: ["Device/CUDA/Kernels"]),
         .target(name: "SfumatoCodecs", dependencies: ["SfumatoCore", "CJPEG", "CSPNG", "CWebP", "CLCMS2", "CExif", "CHeif", "CTIFF"]),
         .target(name: "SfumatoFilters", dependencies: ["SfumatoCore", "SfumatoAVX512"]),
         .target(name: "SfumatoInk", dependencies: ["SfumatoCore", "SfumatoFilters"]),

@@ -8,7 +8,8 @@ struct _UncheckedSendable<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
 }
 
-/// Runs `body(i)` for i in 0..<count on up to `threads` threads and waits for all.
+/// Runs `body(i)` for i in 0..<count on up to `threads` threads and waits for all: the render
+/// threads (one bound to each core) when they are free, else Dispatch's.
 ///
 /// ```swift
 /// parallelFor(rows, threads: 2) { y in process(row: y) }
@@ -22,6 +23,7 @@ public func parallelFor(
         for i in 0..<count { body(i) }
         return
     }
+    if let pool = _WorkerPool.shared, pool.run(count, width: threads, body) { return }
     withoutActuallyEscaping(body) { body in
         let box = _UncheckedSendable(body)
         DispatchQueue.concurrentPerform(iterations: count) { i in box.value(i) }
