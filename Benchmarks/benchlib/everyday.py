@@ -101,13 +101,12 @@ def everyday_rows(t) -> None:
     # increments, and reads RGBA8 faster.)
     row("Area average", "the mean of every channel over the whole image; Sfumato reads RGB8", "CIAreaAverage",
         F("none", "rgb8", "CIAreaAverage"),
-        notes=["Area average is one read of the image (72 MB as RGB8), so its time is where the image is and "
-               "whether the threads were idle, which depends on what ran just before. Measured apart (medians of 9, "
-               "2026-12-05): Sfumato in process 1.2–1.5 ms after its own renders; after 60 ms idle and another "
-               "image's render, 1.9–2.4 ms with two threads and 2.1–2.3 ms with one (the second thread adds "
-               "little after idle); cv2.mean on the RGB array after a 400 MB write 1.59 ms with its two threads "
-               "(OpenCV's pool spins between calls) and 2.18 ms with one. From run to run of this row the ratio "
-               "moves between 1.0 and 1.4."],
+        notes=["Area average is one read of the image (72 MB as RGB8) at the machine's memory bandwidth, on both "
+               "tools' two threads: measured apart in the harness's order (medians of 15, 2026-12-05), Sfumato "
+               "1.52 ms and cv2.mean 1.51–1.60 ms cold, about 1.2 and 0.9–1.0 ms back to back (part of the image "
+               "still in the 32 MB L3). Before Sfumato's render threads were bound to cores it took 2.07 ms here: "
+               "after Pillow's single-threaded turn its second thread, woken onto the busy core, started about "
+               "1 ms late."],
         opencv=cv_ok and (lambda: cv2.mean(bgr)) or None,
         libvips=vips_ok and (lambda: [vimg.extract_band(b).avg() for b in range(3)]) or None,
         pillow=pil_ok and (lambda: ImageStat.Stat(pim).mean) or None)

@@ -4,7 +4,9 @@ import Synchronization
 import Testing
 
 /// `parallelFor`: every index once, on the render threads or Dispatch's, whatever else runs.
-@Suite struct ParallelTests {
+/// One at a time (other suites' renders still run meanwhile), and a pool that loses a wake-up
+/// hangs: the time limit turns that into a failure.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct ParallelTests {
     /// Counts how often each index ran.
     final class Tally: @unchecked Sendable {
         let counts: UnsafeMutablePointer<Atomic<Int>>

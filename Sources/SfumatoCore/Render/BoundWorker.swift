@@ -52,6 +52,9 @@ final class _BoundWorker: @unchecked Sendable {
     /// Returns once a job beyond the first `taken` has been assigned: a spin, then sleep. The
     /// flag is raised before the last look, and lowered by whoever sees it first, so a job
     /// assigned meanwhile either is seen or wakes the worker, and each signal is taken once.
+    /// An assigner held up between its two steps may signal after the worker has run the job
+    /// and gone back to sleep: the loop's look at `assigned` then sends the worker back to
+    /// sleep (it must stay a loop).
     private func waitForJob(after taken: Int) {
         var spins = 0
         while assigned.load(ordering: .acquiring) == taken {

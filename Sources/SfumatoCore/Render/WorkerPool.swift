@@ -39,8 +39,7 @@ final class _WorkerPool: @unchecked Sendable {
     func run(_ count: Int, width: Int, _ body: (Int) -> Void) -> Bool {
         guard gate.try() else { return false }
         defer { gate.unlock() }
-        let here = sfumato_current_cpu()
-        let helpers = workers.filter { $0.cpu != here }.prefix(max(0, min(width, count) - 1))
+        let helpers = helpers(max(0, min(width, count) - 1))
         withoutActuallyEscaping(body) { body in
             let job = _PoolJob(count: count, helpers: helpers.count, body: body)
             for w in helpers { w.assign(job) }
@@ -49,6 +48,16 @@ final class _WorkerPool: @unchecked Sendable {
             job.dropBody()
         }
         return true
+    }
+
+    /// `k` workers of cores other than the caller's, from the next core on, round the list (so
+    /// callers on different cores, in different processes, do not all pick the lowest cores).
+    private func helpers(_ k: Int) -> [_BoundWorker] {
+        guard k > 0 else { return [] }
+        let here = sfumato_current_cpu()
+        let start = (workers.firstIndex { $0.cpu == here } ?? -1) + 1
+        return (0..<workers.count).lazy.map { self.workers[(start + $0) % self.workers.count] }
+            .filter { $0.cpu != here }.prefix(k).map { $0 }
     }
 }
 
@@ -93,6 +102,8 @@ final class _PoolJob: @unchecked Sendable {
         var spins = 0
         while helpersLeft.load(ordering: .acquiring) > 0 && spins < _BoundWorker.spinLimit { spins += 1 }
         finished.wait()
+        // The helpers' writes, seen through the count (the semaphore orders them too).
+        _ = helpersLeft.load(ordering: .acquiring)
     }
 
     /// Called once every helper has counted down.
