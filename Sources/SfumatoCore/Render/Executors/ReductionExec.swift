@@ -116,9 +116,23 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
             let part = _LevelScan(summary)
             if let packed {
                 let offset = 3 * (band.x - packed.extent.x)
+                // A bitmap's rows that follow one another in memory (whole rows, no padding) are
+                // scanned as one run: no tail and no call per row (area average of 24 MP in
+                // process, medians of 21: 1.23 -> 1.15-1.21 ms). A stream's rows live only
+                // during the call.
+                let joins = packed is _BitmapExec
+                var run: (start: UnsafePointer<UInt8>, pixels: Int)?
                 try packed.withStoredRows(band, w) { _, p in
-                    part.addPacked((p + offset).assumingMemoryBound(to: UInt8.self), band.width)
+                    let row = (p + offset).assumingMemoryBound(to: UInt8.self)
+                    // At most 2^26 pixels a run: one call's sums must fit the 32-bit lanes.
+                    if joins, let r = run, r.start + 3 * r.pixels == row, r.pixels + band.width <= 1 << 26 {
+                        run = (r.start, r.pixels + band.width)
+                        return
+                    }
+                    if let r = run { part.addPacked(r.start, r.pixels) }
+                    run = (row, band.width)
                 }
+                if let r = run { part.addPacked(r.start, r.pixels) }
                 return part
             }
             try eachStrip(of: band, .byte, w) { b, strip in
