@@ -124,8 +124,9 @@ final class _ReductionExec: _Exec, @unchecked Sendable {
                 var run: (start: UnsafePointer<UInt8>, pixels: Int)?
                 try packed.withStoredRows(band, w) { _, p in
                     let row = (p + offset).assumingMemoryBound(to: UInt8.self)
+                    guard joins else { return part.addPacked(row, band.width) }
                     // At most 2^26 pixels a run: one call's sums must fit the 32-bit lanes.
-                    if joins, let r = run, r.start + 3 * r.pixels == row, r.pixels + band.width <= 1 << 26 {
+                    if let r = run, r.start + 3 * r.pixels == row, r.pixels + band.width <= 1 << 26 {
                         run = (r.start, r.pixels + band.width)
                         return
                     }
