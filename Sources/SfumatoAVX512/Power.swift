@@ -13,6 +13,12 @@
         @inline(__always) func mul(_ a: __m512, _ b: __m512) -> __m512 { _mm512_mul_ps(a, b) }
         @inline(__always) func add(_ a: __m512, _ b: __m512) -> __m512 { _mm512_add_ps(a, b) }
         @inline(__always) func sub(_ a: __m512, _ b: __m512) -> __m512 { _mm512_sub_ps(a, b) }
+        /// One step of Horner's rule, a multiply then an add (no fused multiply-add), as the baseline.
+        @inline(__always) func step(_ acc: __m512, _ x: __m512, _ c: __m512) -> __m512 { add(mul(acc, x), c) }
+        /// c0 x^5 + ... + c5 by Horner's rule.
+        @inline(__always) func horner(
+            _ x: __m512, _ c0: __m512, _ c1: __m512, _ c2: __m512, _ c3: __m512, _ c4: __m512, _ c5: __m512
+        ) -> __m512 { step(step(step(step(step(c0, x, c1), x, c2), x, c3), x, c4), x, c5) }
         let magic = _mm512_set1_epi32(0x4B40_0000), magicFloat = all(12_582_912)
         // The baseline's `_float(fromSmallInts:)` and `_roundedInts`: integers through the mantissa.
         @inline(__always) func float(_ v: __m512i) -> __m512 { sub(_mm512_castsi512_ps(_mm512_add_epi32(v, magic)), magicFloat) }
@@ -40,12 +46,7 @@
             e = _mm512_mask_mov_epi32(e, big, _mm512_add_epi32(e, ones))
             let t = _mm512_div_ps(sub(m, one), add(m, one))
             let t2 = mul(t, t)
-            var s = l0
-            s = add(mul(s, t2), l1)
-            s = add(mul(s, t2), l2)
-            s = add(mul(s, t2), l3)
-            s = add(mul(s, t2), l4)
-            s = add(mul(s, t2), l5)
+            let s = horner(t2, l0, l1, l2, l3, l4, l5)
             let lnMantissa = mul(mul(all(2), t), s)
             let log2 = add(float(e), mul(lnMantissa, log2e))
             // exp2(log2 · power)
@@ -53,14 +54,7 @@
             let clamped = _mm512_min_ps(_mm512_max_ps(y, low), high)
             let whole = rounded(clamped)
             let f = mul(sub(clamped, float(whole)), ln2)
-            var q = e0
-            q = add(mul(q, f), e1)
-            q = add(mul(q, f), e2)
-            q = add(mul(q, f), e3)
-            q = add(mul(q, f), e4)
-            q = add(mul(q, f), e5)
-            q = add(mul(q, f), e6)
-            q = add(mul(q, f), e7)
+            let q = step(step(horner(f, e0, e1, e2, e3, e4, e5), f, e6), f, e7)
             let scale = _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(whole, bias), 23))
             var result = mul(q, scale)
             result = _mm512_mask_mov_ps(result, sfumato_less_ps(y, low), zero)
