@@ -12,7 +12,7 @@ import Testing
         let counts: UnsafeMutablePointer<Atomic<Int>>
         let size: Int
         init(_ size: Int) {
-            self.size = size
+            self.size = max(size, 0)  // no indices for a negative count
             counts = .allocate(capacity: max(size, 1))
             for i in 0..<max(size, 1) { (counts + i).initialize(to: Atomic(0)) }
         }
@@ -21,9 +21,10 @@ import Testing
         var eachOnce: Bool { (0..<size).allSatisfy { counts[$0].load(ordering: .relaxed) == 1 } }
     }
 
-    @Test(arguments: [0, 1, 2, 3, 7, 64, 1000])
+    @Test(arguments: [Int.min, -5, 0, 1, 2, 3, 7, 64, 1000])
     func everyIndexOnce(count: Int) {
-        for threads in [1, 2, 3, 8] {
+        // Hostile widths too: none, negative, and far more threads than cores or indices.
+        for threads in [Int.min, -1, 0, 1, 2, 3, 8, 4096, Int.max] {
             let tally = Tally(count)
             parallelFor(count, threads: threads) { tally.hit($0) }
             #expect(tally.eachOnce, "count \(count), threads \(threads)")
